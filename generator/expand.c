@@ -1,0 +1,376 @@
+/* expand.c: variants from knob spaces, skeletons from templates, constants per copy. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expand.h"
+#include "expr.h"
+#include "pattern.h"
+#include "util.h"
+
+#define ERRLEN 256
+#define MAX_KNOB_SPACE 20000000
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* Stream key of (seed, pattern id, variant, copy, tag): constants depend on the pattern's
+ * id, not its position, so adding a pattern file does not change the others' code. */
+static uint64_t stream_key(uint64_t seed, const struct pattern *p, int variant, uint64_t copy,
+			   uint64_t tag)
+{
+	uint64_t k = mix64(seed ^ hash_str(p->id));
+	k = mix64(k ^ (uint64_t)variant);
+	k = mix64(k ^ copy);
+	return mix64(k ^ tag);
+}
+
+static int is_special(int64_t v)
+{
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	return a <= 1 || (a & (a - 1)) == 0 || ((a + 1) & a) == 0;
+}
+
+/* Draw from spec with stream key: uniform in [lo, hi], odd if asked, avoiding 0, +-1, powers
+ * of two and 2^k-1 when the range is wide enough that the compiler could otherwise pick
+ * different instructions for different copies. */
+static int64_t draw(const struct cspec *c, uint64_t key)
+{
+	uint64_t span = (uint64_t)(c->hi - c->lo) + 1;
+	int avoid = span >= 64;
+	int64_t v = c->lo;
+
+	for (uint64_t attempt = 0; attempt < 64; attempt++) {
+		uint64_t x = mix64(key + attempt * 0x632BE59BD9B4E019ull);
+		v = span ? c->lo + (int64_t)(x % span) : (int64_t)x;
+		if (c->odd && !(v & 1))
+			v = v + 1 <= c->hi ? v + 1 : v - 1;
+		if (!avoid || !is_special(v))
+			break;
+	}
+	return v;
+}
+
+int expand_format_const(int64_t v, char *out)
+{
+	if (v < 0)
+		return sprintf(out, "(%" PRId64 ")", v);
+	if (v <= INT32_MAX)
+		return sprintf(out, "%" PRId64, v);
+	if (v <= (int64_t)UINT32_MAX)
+		return sprintf(out, "%" PRId64 "u", v);
+	return sprintf(out, "%" PRId64 "ull", v);
+}
+
+/* ---- Expansion of a body tree into a skeleton ---- */
+
+/* A block scope that @let and @for extend. */
+struct block {
+	struct scope sc;
+	const char **names;
+	int64_t *values;
+	int n, cap;
+};
+
+static void block_bind(struct block *b, const char *name, int64_t v)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 8;
+		b->names = xrealloc(b->names, (size_t)b->cap * sizeof(*b->names));
+		b->values = xrealloc(b->values, (size_t)b->cap * sizeof(*b->values));
+	}
+	b->names[b->n] = name;
+	b->values[b->n++] = v;
+	b->sc.names = b->names;
+	b->sc.values = b->values;
+	b->sc.nnames = b->n;
+}
+
+struct expander {
+	const struct pattern *p;
+	const struct gen_params *gp;
+	int variant;
+	struct buf text;          /* skeleton text */
+	struct slot *slots;
+	int nslots;
+	struct cspec *consts;
+	int nconsts;
+	int nstatic;              /* $S draws so far */
+	int next_line;            /* source line the next text line continues, for #line */
+	int lines;
+};
+
+static int64_t eval_at(struct expander *x, const struct expr *e, const struct scope *sc, int line)
+{
+	char err[ERRLEN];
+	int64_t v;
+
+	if (expr_eval(e, sc, &v, err, sizeof(err)))
+		fatal("%s:%d: variant %d: %s", x->p->path, line, x->variant, err);
+	return v;
+}
+
+static void add_slot(struct expander *x, int j)
+{
+	x->slots = xrealloc(x->slots, (size_t)(x->nslots + 1) * sizeof(*x->slots));
+	x->slots[x->nslots++] = (struct slot){x->text.len, j};
+}
+
+static void add_const(struct expander *x, int64_t lo, int64_t hi, int odd, int line)
+{
+	if (lo > hi)
+		fatal("%s:%d: variant %d: $K range %" PRId64 "..%" PRId64 " is empty", x->p->path,
+		      line, x->variant, lo, hi);
+	if (odd && lo == hi && !(lo & 1))
+		fatal("%s:%d: variant %d: $K(%" PRId64 ", %" PRId64 ", odd) has no odd value",
+		      x->p->path, line, x->variant, lo, hi);
+	x->consts = xrealloc(x->consts, (size_t)(x->nconsts + 1) * sizeof(*x->consts));
+	x->consts[x->nconsts] = (struct cspec){lo, hi, odd};
+	add_slot(x, x->nconsts++);
+}
+
+static void line_marker(struct expander *x, int line)
+{
+	if (!x->gp->line_directives || line == x->next_line)
+		return;
+	buf_printf(&x->text, "#line %d \"%s\"\n", line, x->p->display);
+	x->next_line = line;
+}
+
+static void expand_nodes(struct expander *x, const struct node *nodes, int n, const struct scope *up)
+{
+	struct block b = {.sc = {.up = up}};
+
+	for (int i = 0; i < n; i++) {
+		const struct node *nd = &nodes[i];
+		switch (nd->kind) {
+		case NODE_TEXT:
+			line_marker(x, nd->line);
+			for (int k = 0; k < nd->nparts; k++) {
+				const struct part *pt = &nd->parts[k];
+				char num[32];
+				int64_t lo, hi;
+				switch (pt->kind) {
+				case PART_TEXT:
+					buf_puts(&x->text, pt->text);
+					break;
+				case PART_EXPR:
+					expand_format_const(eval_at(x, pt->e, &b.sc, nd->line), num);
+					buf_puts(&x->text, num);
+					break;
+				case PART_K:
+					lo = eval_at(x, pt->e, &b.sc, nd->line);
+					hi = eval_at(x, pt->hi, &b.sc, nd->line);
+					add_const(x, lo, hi, pt->odd, nd->line);
+					break;
+				case PART_S: {
+					struct cspec c = {eval_at(x, pt->e, &b.sc, nd->line),
+							  eval_at(x, pt->hi, &b.sc, nd->line), 0};
+					if (c.lo > c.hi)
+						fatal("%s:%d: variant %d: $S range is empty", x->p->path,
+						      nd->line, x->variant);
+					uint64_t key = stream_key(x->gp->seed, x->p, x->variant,
+								  0xFFFFFFFFull, 0x53000000ull + (uint64_t)x->nstatic++);
+					expand_format_const(draw(&c, key), num);
+					buf_puts(&x->text, num);
+					break;
+				}
+				}
+			}
+			x->lines++;
+			x->next_line = nd->line + 1;
+			break;
+		case NODE_LET:
+			block_bind(&b, nd->var, eval_at(x, nd->e, &b.sc, nd->line));
+			break;
+		case NODE_FOR: {
+			int64_t lo = eval_at(x, nd->e, &b.sc, nd->line);
+			int64_t hi = eval_at(x, nd->hi, &b.sc, nd->line);
+			if (hi - lo > 100000)
+				fatal("%s:%d: variant %d: @for over %" PRId64 " iterations", x->p->path,
+				      nd->line, x->variant, hi - lo);
+			struct block it = {.sc = {.up = &b.sc}};
+			block_bind(&it, nd->var, 0);
+			for (int64_t v = lo; v < hi; v++) {
+				it.values[0] = v;
+				expand_nodes(x, nd->body, nd->nbody, &it.sc);
+			}
+			free(it.names);
+			free(it.values);
+			break;
+		}
+		case NODE_IF:
+			for (int k = 0; k < nd->nbr; k++) {
+				const struct branch *br = &nd->br[k];
+				if (!br->cond || eval_at(x, br->cond, &b.sc, nd->line)) {
+					expand_nodes(x, br->body, br->nbody, &b.sc);
+					break;
+				}
+			}
+			break;
+		}
+	}
+	free(b.names);
+	free(b.values);
+}
+
+/* Expand variant vi of p (knob values kv) into a skeleton. */
+static void build_skel(struct variant *v, const struct gen_params *gp)
+{
+	const struct pattern *p = v->p;
+	struct expander x = {.p = p, .gp = gp, .variant = v->index, .next_line = -1};
+	int nn = p->nknobs + 2;
+	const char **names = xmalloc((size_t)nn * sizeof(*names));
+	int64_t *vals = xmalloc((size_t)nn * sizeof(*vals));
+
+	for (int i = 0; i < p->nknobs; i++) {
+		names[i] = p->knobs[i].name;
+		vals[i] = v->knobs[i];
+	}
+	names[p->nknobs] = "variant";
+	vals[p->nknobs] = v->index;
+	names[p->nknobs + 1] = "copies";
+	vals[p->nknobs + 1] = gp->copies;
+	struct scope top = {NULL, names, vals, nn};
+
+	if (gp->line_directives) {
+		buf_printf(&x.text, "#line %d \"%s\"\n", p->body_line, p->display);
+		x.next_line = p->body_line;
+	}
+	buf_puts(&x.text, "static FL_EXTRACTOR void ");
+	add_slot(&x, -1);
+	buf_puts(&x.text, "(struct fl_ctx *ctx)\n{\n\tFL_GATE(ctx, ");
+	add_const(&x, 1 << 20, 0x7FFFFFFF, 1, p->body_line);
+	buf_puts(&x.text, ");\n");
+	x.lines = 3;
+	x.next_line = -1;
+	expand_nodes(&x, p->body, p->nbody, &top);
+	buf_puts(&x.text, "}\n\n");
+	x.lines++;
+
+	v->sk.text = x.text.p;
+	v->sk.len = x.text.len;
+	v->sk.slots = x.slots;
+	v->sk.nslots = x.nslots;
+	v->sk.consts = x.consts;
+	v->sk.nconsts = x.nconsts;
+	v->sk.lines = x.lines;
+	v->sk.copy_bytes = x.text.len + (size_t)x.nslots * 8;
+	free(names);
+	free(vals);
+}
+
+/* Decode combination index idx into knob values (first knob varies slowest). */
+static void decode(const struct pattern *p, int64_t idx, int64_t *kv)
+{
+	for (int i = p->nknobs - 1; i >= 0; i--) {
+		int64_t span = p->knobs[i].hi - p->knobs[i].lo + 1;
+		kv[i] = p->knobs[i].lo + idx % span;
+		idx /= span;
+	}
+}
+
+static int passes(const struct pattern *p, const int64_t *kv)
+{
+	if (!p->nrequires)
+		return 1;
+	const char **names = xmalloc((size_t)p->nknobs * sizeof(*names) + 1);
+	for (int i = 0; i < p->nknobs; i++)
+		names[i] = p->knobs[i].name;
+	struct scope sc = {NULL, names, kv, p->nknobs};
+	int ok = 1;
+	for (int r = 0; r < p->nrequires && ok; r++) {
+		char err[ERRLEN];
+		int64_t v;
+		if (expr_eval(p->requires[r], &sc, &v, err, sizeof(err)))
+			fatal("%s:%d: @require: %s", p->path, p->require_lines[r], err);
+		ok = v != 0;
+	}
+	free(names);
+	return ok;
+}
+
+struct variant *expand_pattern(const struct pattern *p, const struct gen_params *gp)
+{
+	int64_t total = 1;
+
+	for (int i = 0; i < p->nknobs; i++) {
+		total *= p->knobs[i].hi - p->knobs[i].lo + 1;
+		if (total > MAX_KNOB_SPACE)
+			fatal("%s: knob space over %d combinations", p->path, MAX_KNOB_SPACE);
+	}
+	int64_t *kv = xcalloc((size_t)p->nknobs + 1, sizeof(*kv));
+	int64_t *valid = xmalloc((size_t)total * sizeof(*valid));
+	int64_t nvalid = 0;
+	for (int64_t i = 0; i < total; i++) {
+		decode(p, i, kv);
+		if (passes(p, kv))
+			valid[nvalid++] = i;
+	}
+	if (nvalid < p->variants)
+		fatal("%s: @variants %d but only %" PRId64 " knob combinations pass @require",
+		      p->path, p->variants, nvalid);
+	struct variant *vs = xcalloc((size_t)p->variants, sizeof(*vs));
+	for (int i = 0; i < p->variants; i++) {
+		struct variant *v = &vs[i];
+		v->p = p;
+		v->index = i;
+		v->knobs = xcalloc((size_t)p->nknobs + 1, sizeof(int64_t));
+		decode(p, valid[(int64_t)i * nvalid / p->variants], v->knobs);
+		build_skel(v, gp);
+	}
+	free(valid);
+	free(kv);
+	return vs;
+}
+
+void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t copy, int64_t *out)
+{
+	uint64_t base = stream_key(gp->seed, v->p, v->index, copy, 0x4B000000ull);
+
+	for (int j = 0; j < v->sk.nconsts; j++)
+		out[j] = draw(&v->sk.consts[j], mix64(base + (uint64_t)j));
+}
+
+void expand_symbol(const struct variant *v, uint32_t copy, char *out, size_t outlen)
+{
+	if (copy >= EXPAND_PROBE)
+		snprintf(out, outlen, "fl_%s_v%03d_probe%u", v->p->id, v->index, copy - EXPAND_PROBE);
+	else
+		snprintf(out, outlen, "fl_%s_v%03d_c%05u", v->p->id, v->index, copy);
+}
+
+void expand_render(const struct variant *v, const char *name, const int64_t *k, struct buf *out)
+{
+	size_t at = 0;
+	char num[32];
+
+	for (int i = 0; i < v->sk.nslots; i++) {
+		const struct slot *s = &v->sk.slots[i];
+		buf_add(out, v->sk.text + at, s->off - at);
+		at = s->off;
+		if (s->j < 0) {
+			buf_puts(out, name);
+		} else {
+			int n = expand_format_const(k[s->j], num);
+			buf_add(out, num, (size_t)n);
+		}
+	}
+	buf_add(out, v->sk.text + at, v->sk.len - at);
+}

@@ -1,0 +1,218 @@
+/* util.c: fatal errors, checked allocation, buffers and file helpers for the generator. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static void vreport(const char *kind, const char *fmt, va_list ap)
+{
+	int err = errno;
+	size_t n = strlen(fmt);
+
+	fprintf(stderr, "frontload-gen: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		fatal("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		fatal("out of memory allocating %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		fatal("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static void buf_grow(struct buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	b->p = xrealloc(b->p, cap);
+	b->cap = cap;
+}
+
+void buf_add(struct buf *b, const void *data, size_t n)
+{
+	buf_grow(b, n);
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_putc(struct buf *b, char c)
+{
+	buf_grow(b, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = '\0';
+}
+
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		fatal("bad format string %s", fmt);
+	buf_grow(b, (size_t)n);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return NULL;
+	struct buf b = {0};
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		buf_free(&b);
+		errno = EIO;
+		return NULL;
+	}
+	if (!b.p)
+		buf_add(&b, "", 0);
+	if (len)
+		*len = b.len;
+	return b.p;
+}
+
+int write_if_changed(const char *path, const void *data, size_t len)
+{
+	size_t oldlen;
+	char *old = read_file(path, &oldlen);
+
+	if (old) {
+		int same = oldlen == len && memcmp(old, data, len) == 0;
+		free(old);
+		if (same)
+			return 0;
+	}
+	struct buf tmp = {0};
+	buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp.p, "wb");
+	if (!f)
+		fatal("cannot create %s:", tmp.p);
+	if (len && fwrite(data, 1, len, f) != len)
+		fatal("cannot write %s:", tmp.p);
+	if (fclose(f) != 0)
+		fatal("cannot write %s:", tmp.p);
+	if (rename(tmp.p, path) != 0)
+		fatal("cannot rename %s to %s:", tmp.p, path);
+	buf_free(&tmp);
+	return 1;
+}
+
+void make_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			fatal("cannot create directory %s:", p);
+		*s = '/';
+	}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST)
+		fatal("cannot create directory %s:", p);
+	free(p);
+}

@@ -1,0 +1,17 @@
+#!/bin/sh
+# install.sh: `ninja install`: copies the binaries, the extractor library, its manifest and
+# headers under $DESTDIR$FL_PREFIX. Run from the build directory (or FL_BUILDDIR).
+set -eu
+src=${FL_SRCDIR:?}
+prefix=${FL_PREFIX:?}
+build=${FL_BUILDDIR:-.}
+dest=${DESTDIR:-}$prefix
+
+install -d "$dest/bin" "$dest/lib" "$dest/share/frontload" "$dest/include/frontload"
+install -m 755 "$build/frontload-gen" "$dest/bin/frontload-gen"
+install -m 644 "$build/libfrontload-extract.so" "$dest/lib/libfrontload-extract.so"
+install -m 644 "$build/manifest.json" "$dest/share/frontload/manifest.json"
+install -m 644 "$build/config.json" "$dest/share/frontload/config.json"
+install -m 644 "$src/templates/fl_extract.h" "$dest/include/frontload/fl_extract.h"
+install -m 644 "$src/runtime/extract/dispatch.h" "$dest/include/frontload/dispatch.h"
+echo "installed into $dest"
