@@ -247,7 +247,7 @@ void emit_registry(const struct gen *g)
 		fatal("--config: not a JSON object: %s", cfg ? "" : jerr.text);
 	json_object_set_new(cfg, "seed", json_integer((json_int_t)g->gp.seed));
 	json_object_set_new(cfg, "copies", json_integer(g->gp.copies));
-	json_object_set_new(cfg, "clone", json_string(g->mode));
+	json_object_set_new(cfg, "clone", json_string(strcmp(g->mode, "asm") ? "none" : "asm"));
 	json_object_set_new(cfg, "patterns", json_integer(g->np));
 	json_object_set_new(cfg, "functions", json_integer((json_int_t)nfn));
 	char *s = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);

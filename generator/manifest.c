@@ -39,7 +39,7 @@ void manifest_write(const struct gen *g, const char *path)
 	json_object_set_new(root, "command", json_string(g->command));
 	json_object_set_new(root, "seed", json_integer((json_int_t)g->gp.seed));
 	json_object_set_new(root, "copies", json_integer(g->gp.copies));
-	json_object_set_new(root, "clone", json_string(g->mode));
+	json_object_set_new(root, "clone", json_string(strcmp(g->mode, "asm") ? "none" : "asm"));
 	json_error_t jerr;
 	json_t *cfg = json_loads(g->config_json, 0, &jerr);
 	json_object_set_new(root, "config", cfg ? cfg : json_object());

@@ -166,6 +166,7 @@ static const char *directive(const char *s, const char **rest)
 			return words[i];
 		}
 	}
+	*rest = s;
 	return "?";
 }
 
@@ -439,6 +440,15 @@ struct pattern **pattern_load_dir(const char *dir, const char *only, int *npatte
 	struct pattern **ps = NULL;
 	int np = 0;
 	for (int i = 0; i < n; i++) {
+		/* Files are named by id (PNN_name.tpl): skip unwanted ones unread, so one broken
+		 * file does not stop work on the others. */
+		if (only && strlen(names[i]) > 3 && names[i][3] == '_') {
+			char id[4] = {names[i][0], names[i][1], names[i][2], 0};
+			if (!wanted(only, id)) {
+				free(names[i]);
+				continue;
+			}
+		}
 		struct buf path = {0};
 		buf_printf(&path, "%s/%s", dir, names[i]);
 		struct pattern *p = pattern_load(path.p);

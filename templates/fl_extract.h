@@ -124,9 +124,13 @@ static inline uint32_t fl_mix32(uint32_t x)
 /* A rare guard: true about once in 256 calls on random story data. */
 #define FL_RARE(w, k) ((((uint32_t)(w) ^ (uint32_t)(k)) & 0xFFu) == 0u)
 
-/* Write one dense feature (summed into its slot). */
+/* Write one dense feature (summed into its slot, wrapping modulo 2^32: many extractors
+ * share a slot, and a signed overflow would be undefined behaviour). */
 #define FL_YIELD(ctx, slot, v) \
-	((ctx)->sink->dense[(uint32_t)(slot) & (FL_DENSE_SLOTS - 1u)] += (int32_t)(v))
+	do { \
+		int32_t *d_ = &(ctx)->sink->dense[(uint32_t)(slot) & (FL_DENSE_SLOTS - 1u)]; \
+		*d_ = (int32_t)((uint32_t)*d_ + (uint32_t)(v)); \
+	} while (0)
 
 /* Append one sparse feature; a full sink counts the drop instead. */
 #define FL_YIELD_SPARSE(ctx, fid, v) \

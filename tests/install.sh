@@ -9,6 +9,7 @@ dest=${DESTDIR:-}$prefix
 
 install -d "$dest/bin" "$dest/lib" "$dest/share/frontload" "$dest/include/frontload"
 install -m 755 "$build/frontload-gen" "$dest/bin/frontload-gen"
+install -m 755 "$build/frontload-extract-bench" "$dest/bin/frontload-extract-bench"
 install -m 644 "$build/libfrontload-extract.so" "$dest/lib/libfrontload-extract.so"
 install -m 644 "$build/manifest.json" "$dest/share/frontload/manifest.json"
 install -m 644 "$build/config.json" "$dest/share/frontload/config.json"

@@ -1,0 +1,92 @@
+/* asm_clone.h: derive copies of a generated function from the assembly of a few probes.
+ *
+ * Copies of one structural variant differ only in integer constants, so instead of compiling
+ * every copy with gcc the build compiles three probes of the variant, fits each integer that
+ * differs between them to a linear rule of one per-copy constant (value = s * k[j] + d), and
+ * writes every copy by substituting its own constants into the probe's assembly text.
+ *
+ * Reading a probe (x86-64 AT&T syntax as gcc 12 prints it with -O2 -fPIC -S):
+ *  - The text is split into tokens; the three probes' token streams must be identical except
+ *    for integers in slot positions and the function's name.
+ *  - Slot positions: the immediate of an integer ALU instruction (mov add sub and or xor cmp
+ *    test imul adc sbb push with a b/w/l/q suffix, and movabs), a displacement (`-8(%rbp)`),
+ *    or a whole operand of `.byte .value .word .short .hword .2byte .long .int .4byte .quad
+ *    .8byte`. Integers anywhere else (`.p2align 4`, `.size x, 40`, scale factors, `sym+8`,
+ *    shift counts, bit indexes, SSE control bytes) must be equal in all probes.
+ *  - Arithmetic is modulo 2^W, W being the width of the place the value goes: the suffix of
+ *    the instruction, 32 for `leal` displacements, 64 for other displacements, the size of
+ *    a data directive. `xorl $-559038737` is fitted as k = 0xDEADBEEF, s = 1, d = 0.
+ *    Slots of width 8 or 16 take only s = +-1: with three probes a wrong rule would fit a
+ *    byte by chance once in 256 tries per constant when any s is allowed.
+ *  - The function (`NAME`, `NAME.cold`, ...) is renamed to the copy's name; every `.L`
+ *    label becomes `.L<tag>_<rest>`; any other symbol the probe defines (switch tables
+ *    `CSWTCH.N`, function-local statics `x.0`) becomes `<symbol>.<tag>`. A probe that
+ *    exports another symbol (`.globl`, `.weak`) or carries debug info (-g) is refused.
+ *  - `.file`, `.ident`, `.section .note.GNU-stack` and `.globl NAME` lines are dropped.
+ *
+ * What keeps a copy correct: the probes' code is right for the copy's constants when gcc
+ * would have made the same decisions for them. Besides fitting, the module checks:
+ *  - classes: each value's sign, |v| < 128, fits int32, fits uint32, is 0/1/-1, is a power
+ *    of two, is 2^n-1 (of the value as written and of the exact s * k + d), and whether the
+ *    exact value fits the slot's W bits; every class all three probes shared must hold for
+ *    a copy. Displacements are checked for range only: any signed 32-bit offset encodes in
+ *    the same instruction and gcc's -O2 address costs ignore it (checking imm8 and the rest
+ *    there refused 10-25% of the copies of README-style test templates for nothing).
+ *  - order: the order of two cmp immediates (switch case trees, implied compares).
+ *  - overlap: two accesses off the same address registers, one of them a store, that were
+ *    at least 8 bytes apart in every probe must stay so (gcc forwards values past stores it
+ *    proved distinct).
+ *  - use: every constant that differs between the probes must drive some slot; a constant
+ *    gcc folded away (dead code, an implied compare) makes the fit fail.
+ *
+ * Choosing probe constants: give every constant a different value in each probe, drawn as
+ * copies are drawn (no 0, +-1, powers of two, 2^n-1). A class or order the three probes
+ * happen to share is enforced on every copy, so spreading the probes over a constant's
+ * range (one near each end) lowers the share of copies refused; where the spread makes
+ * gcc's code differ, the variant cannot be cloned and is compiled from C.
+ */
+#ifndef ASM_CLONE_H
+#define ASM_CLONE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+struct asm_clone; /* a fitted variant: probe assembly as literal text + integer slots */
+
+/* Fit one variant from three probe .s texts. asm_text[i] holds one generated function named
+ * probe_name[i] (plus the sections gcc emitted for it), compiled from the same template with
+ * per-copy constant vector k[i][0..nk-1]. Every integer position that differs between the
+ * probes must be explained by exactly one rule value = s * k[j] + d (mod 2^W), 0 < |s| <=
+ * 65536; positions equal in all probes are literal text. Returns NULL and writes a one-line
+ * reason into err (what differed, probe line number) when the probes differ in anything else,
+ * a slot has no rule or more than one, or a differing constant drives no slot: the caller
+ * then compiles the variant's copies from C. Takes about 0.1 ms for a 100-line function. */
+struct asm_clone *asm_clone_fit(const char *const asm_text[3], const char *const probe_name[3],
+                                const int64_t *const k[3], size_t nk, char *err, size_t errlen);
+
+/* Append one copy to out: the function renamed to name, local labels and symbols tagged with
+ * label_tag (unique within a shard, [A-Za-z0-9_]), every slot set to s * k[j] + d, file-level
+ * lines dropped; the function stays local. k has the nk entries given to the fit. Returns 0,
+ * or -1 with out untouched when a value is unsafe: a class, order or overlap the probes all
+ * shared does not hold (see above), or it does not fit the signed 32 bits the instruction
+ * encodes (anything but movabs and .quad). The caller then compiles that copy from C. */
+int asm_clone_emit(const struct asm_clone *c, const char *name, const char *label_tag,
+                   const int64_t *k, struct buf *out);
+
+size_t asm_clone_nslots(const struct asm_clone *c);   /* integer slots found */
+void asm_clone_free(struct asm_clone *c);
+
+/* Addition to the planned API, for tests and diagnostics: the rule of slot i (0-based, in
+ * text order). width is the W of the modular arithmetic, line the slot's line in probe 0.
+ * Returns 0, or -1 when i >= asm_clone_nslots(c). */
+struct asm_clone_rule {
+	size_t j;        /* constant index */
+	int64_t s;       /* multiplier, non-zero */
+	int64_t d;       /* offset, as a signed W-bit value */
+	int width;       /* 8, 16, 32 or 64 */
+	unsigned line;   /* line in probe 0 */
+};
+int asm_clone_slot(const struct asm_clone *c, size_t i, struct asm_clone_rule *rule);
+
+#endif
