@@ -1169,15 +1169,29 @@ static void build_orders(struct asm_clone *c, const struct pos *ps, size_t n)
 	}
 }
 
-/* Check that every constant that differs between the probes drives some slot. A constant
- * whose use gcc removed or folded (an implied compare, dead code decided by its value)
- * would otherwise be silently ignored by every copy. Returns 0, or -1 with err set. */
+/* Check that every constant differs between the probes: one with the same value in all
+ * of them is invisible, its uses are literal text that every copy would keep. Returns 0,
+ * or -1 with err set. */
+static int check_constants_vary(const int64_t *const k[3], size_t nk, char *err, size_t errlen)
+{
+	for (size_t j = 0; j < nk; j++) {
+		if (k[0][j] == k[1][j] && k[0][j] == k[2][j]) {
+			snprintf(err, errlen,
+			         "constant k[%zu] is %" PRId64 " in all three probes: where it goes cannot "
+			         "be seen (draw probes where it differs)", j, k[0][j]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Check that every constant drives some slot. A constant whose use gcc removed or folded
+ * (an implied compare, dead code decided by its value) would otherwise be silently ignored
+ * by every copy. Returns 0, or -1 with err set. */
 static int check_constants_used(const struct asm_clone *c, const int64_t *const k[3], size_t nk,
                                 char *err, size_t errlen)
 {
 	for (size_t j = 0; j < nk; j++) {
-		if (k[0][j] == k[1][j] && k[0][j] == k[2][j])
-			continue;
 		size_t i = 0;
 		while (i < c->nslots && c->slots[i].j != j)
 			i++;
@@ -1252,7 +1266,8 @@ static int build(struct builder *b, const char *const text[3], const struct toks
                  const size_t name_len[3], const int64_t *const k[3], size_t nk, char *err,
                  size_t errlen)
 {
-	if (compare_streams(text, t, name_len, err, errlen) != 0)
+	if (check_constants_vary(k, nk, err, errlen) != 0 ||
+	    compare_streams(text, t, name_len, err, errlen) != 0)
 		return -1;
 	struct pos *ps = NULL;
 	size_t nps = 0, pscap = 0;

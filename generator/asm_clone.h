@@ -16,6 +16,9 @@
  *  - Arithmetic is modulo 2^W, W being the width of the place the value goes: the suffix of
  *    the instruction, 32 for `leal` displacements, 64 for other displacements, the size of
  *    a data directive. `xorl $-559038737` is fitted as k = 0xDEADBEEF, s = 1, d = 0.
+ *  - Multipliers: 0 < |s| <= 65536 as planned, and also s = +-2^n (n < W), because gcc
+ *    rewrites (x >> 24) > K as x > K * 2^24 + 0xFFFFFF (a tenth of the README variants
+ *    failed without it; a wrong rule still has to match two more 32-bit values by chance).
  *    Slots of width 8 or 16 take only s = +-1: with three probes a wrong rule would fit a
  *    byte by chance once in 256 tries per constant when any s is allowed.
  *  - The function (`NAME`, `NAME.cold`, ...) is renamed to the copy's name; every `.L`
@@ -32,10 +35,11 @@
  *    a copy. Displacements are checked for range only: any signed 32-bit offset encodes in
  *    the same instruction and gcc's -O2 address costs ignore it (checking imm8 and the rest
  *    there refused 10-25% of the copies of README-style test templates for nothing).
- *  - order: the order of two cmp immediates (switch case trees, implied compares).
- *  - overlap: two accesses off the same address registers, one of them a store, that were
- *    at least 8 bytes apart in every probe must stay so (gcc forwards values past stores it
- *    proved distinct).
+ *  - order: the order of two cmp immediates compared with the same operand text (switch
+ *    case trees, implied compares).
+ *  - overlap: two accesses off the same address registers, one of them a store and not
+ *    both adds to memory (FL_YIELD's, which commute), that were at least 8 bytes apart in
+ *    every probe must stay so (gcc forwards values past stores it proved distinct).
  *  - use: every constant that differs between the probes must drive some slot; a constant
  *    gcc folded away (dead code, an implied compare) makes the fit fail.
  *

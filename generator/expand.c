@@ -340,12 +340,47 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
 	return vs;
 }
 
+/* Narrow ranges (story word indices, slots) are where two draws of one copy collide; the
+ * compiler then merges the two loads or stores and that copy's code takes another shape
+ * than its siblings'. So within a copy, a draw from a narrow range that repeats an earlier
+ * draw from the same range is drawn again (a small open-addressing set of values). */
+#define NARROW_SPAN 65536
+
+static uint64_t draw_key(const struct cspec *c, int64_t v)
+{
+	return mix64((uint64_t)c->lo * 31 + (uint64_t)c->hi * 7 + (uint64_t)c->odd) ^ (uint64_t)v;
+}
+
 void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t copy, int64_t *out)
 {
 	uint64_t base = stream_key(gp->seed, v->p, v->index, copy, 0x4B000000ull);
+	size_t cap = 16;
+	while (cap < 2 * (size_t)v->sk.nconsts)
+		cap *= 2;
+	uint64_t small[64], *seen = cap <= 64 ? small : xmalloc(cap * sizeof(*seen));
 
-	for (int j = 0; j < v->sk.nconsts; j++)
-		out[j] = draw(&v->sk.consts[j], mix64(base + (uint64_t)j));
+	memset(seen, 0, cap * sizeof(*seen));
+	for (int j = 0; j < v->sk.nconsts; j++) {
+		const struct cspec *c = &v->sk.consts[j];
+		uint64_t span = (uint64_t)(c->hi - c->lo) + 1;
+		int64_t x = draw(c, mix64(base + (uint64_t)j));
+		if (span <= NARROW_SPAN && span > 1) {
+			/* Up to 8 redraws: a range narrower than its uses must repeat values. */
+			for (uint64_t again = 1; again <= 8; again++) {
+				uint64_t key = draw_key(c, x) | 1, h = key & (cap - 1);
+				while (seen[h] && seen[h] != key)
+					h = (h + 1) & (cap - 1);
+				if (!seen[h]) {
+					seen[h] = key;
+					break;
+				}
+				x = draw(c, mix64(base + (uint64_t)j + (again << 40)));
+			}
+		}
+		out[j] = x;
+	}
+	if (seen != small)
+		free(seen);
 }
 
 void expand_symbol(const struct variant *v, uint32_t copy, char *out, size_t outlen)

@@ -2,17 +2,17 @@
 @title Dual hash lookup, if/else halves of straight-line yields
 @variants 15
 @lines 80 170
-@knob yields 8 15                             # straight-line yields per side (if or else half)
+@knob yields 7 14                             # straight-line yields per side (if or else half)
 @knob cross 0 1                               # cross-lookup ratio block when both hit
 @body
 @# Each lookup has a hit half (counters mixed with story words) and a miss half (defaults
 @# from story words and the table); both are straight-line yields.
-@# Clone-friendly constants: dense slot o is drawn odd from its own stratum
-@# 33 + 64 * o .. 94 + 64 * o (o < 63), so no two yields of a copy share or neighbour a slot
-@# (neighbours let gcc merge two adds into SSE); story
-@# read q is word sw + q of a per-copy window, so no two reads of a copy share a word
-@# (equal words let gcc merge loads and the copies' code would differ); 16-bit thresholds
-@# stay below 32768.
+@# Clone-friendly constants (every copy must compile to the same instructions): dense slot
+@# o is drawn odd from its own stratum 33 + 64 * o .. 94 + 64 * o (o < 63), so no two yields
+@# of a copy share or neighbour a slot (gcc would merge them, neighbours into SSE); story
+@# read q is word sw + q of a per-copy window, so no two reads share a word (gcc would merge
+@# the loads); thresholds of 16-bit values stay below 32768 (cmpw immediates keep their
+@# sign); multipliers are odd and drawn from (2^n, 2^(n+1)), so none becomes shifts and adds.
 	uint32_t sa = fl_mix32(FL_W(ctx, $K(32, 140)) ^ $K(65536, 1073741823));
 	uint32_t sb = fl_mix32(FL_W(ctx, $K(141, 255)) ^ $K(65536, 1073741823));
 	const uint32_t *pa = fl_hmap_find(ctx, fl_key_of(sa));
@@ -37,7 +37,8 @@
 		t = pb[{{src}}] + FL_W(ctx, sw + {{q}}u);
 @end
 @if (y % 4) == 0
-		FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)(t & 65535u) - $K(1000, 30000));
+		if (t > $K(65536, 1073741823))
+			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)(t & 65535u) - $K(1000, 30000));
 @elif (y % 4) == 1
 		if ((t & 65535u) > $K(2048, 20479))
 			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)((t >> {{sh}}) * $K((1024 << (o % 5)) + 3, (2048 << (o % 5)) - 1, odd)));
@@ -66,13 +67,14 @@
 @else
 		t = FL_T(ctx, sb >> {{sh}});
 @end
-		FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)((t & 32767u) * $K((1024 << (o % 5)) + 3, (2048 << (o % 5)) - 1, odd)));
+		if ((t & 65535u) > $K(1000, 16000))
+			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)((t & 32767u) * $K((1024 << (o % 5)) + 3, (2048 << (o % 5)) - 1, odd)));
 @end
 @end
 	}
 @end
 @if cross
-@# Ordinals 15, 31 and 47 are free: yields <= 15 uses y <= 14.
+@# Ordinals 15, 31 and 47 are free: yields <= 14 uses y <= 13.
 	if (pa != NULL && pb != NULL) {
 		int32_t r = fl_rate_q16(pa[0] & 65535u, (pb[1] & 65535u) + 1u);
 		FL_YIELD(ctx, $K(993, 1054, odd), r);

@@ -3,11 +3,12 @@
 @variants 12
 @lines 260 820
 @knob style 0 2                               # decay: 0 exponential, 1 linear, 2 half-life
-@knob yields 90 258                           # coefficient yields, in groups of 6
-@require (yields % 24) == 18
+@knob yields 66 174                           # coefficient yields, in groups of 6
+@require ((yields - 66) % 36) == 0
 @body
 @# A group reads an event timestamp, turns its age into a Q16 decay factor d (the group is
-@# skipped once fully decayed), then yields 6 presence-tested value * d * coefficient terms.
+@# skipped once fully decayed), then yields 6 presence-tested value * d * coefficient terms,
+@# in pairs under a pair guard.
 @# Ages are masked to about 12 days; y is the age scaled by a per-group rate, Q16. Rates
 @# are odd and large enough that no copy lets gcc prove a group always live. Coefficients
 @# are odd and drawn from (2^(10+r), 2^(11+r)) with r = o % 5, so that no copy gets a
@@ -51,15 +52,19 @@
 @let b = (j * 5 + g) % 30
 @let o = g * 6 + j
 @let r = o % 5
+@if (j % 2) == 0
+		if ((m >> {{(j / 2 * 9 + g * 5) % 28}}) & 15u) {
+@end
 @if (j % 3) == 2
-		if ((m >> {{b}}) & 1u)
+			if ((m >> {{b}}) & 1u)
 @else
-		if ((m >> {{b}}) & 3u)
+			if ((m >> {{b}}) & 3u)
 @end
 @if (j % 2) == 0
-			FL_YIELD(ctx, so + {{13 * o}}u, (int32_t)((((FL_W(ctx, $K(64, 255)) & 65535u) * d) >> 16) * $K((1024 << r) + 3, (2048 << r) - 1, odd)));
+				FL_YIELD(ctx, so + {{13 * o}}u, (int32_t)((((FL_W(ctx, $K(64, 255)) & 65535u) * d) >> 16) * $K((1024 << r) + 3, (2048 << r) - 1, odd)));
 @else
-			FL_YIELD(ctx, so + {{13 * o}}u, -(int32_t)((((FL_W(ctx, $K(64, 255)) & 65535u) * d) >> 16) * $K((1024 << r) + 3, (2048 << r) - 1, odd)));
+				FL_YIELD(ctx, so + {{13 * o}}u, -(int32_t)((((FL_W(ctx, $K(64, 255)) & 65535u) * d) >> 16) * $K((1024 << r) + 3, (2048 << r) - 1, odd)));
+		}
 @end
 @end
 @if (g % 8) == 7

@@ -10,8 +10,8 @@
 @# row four dimensions per trip and accumulates an L1 norm.
 @# Clone-friendly constants: the selector word and the arms' words come from disjoint
 @# ranges; each arm's slot base and scale come from the arm's own band, and slot bases
-@# (>= 161) never meet the two final slots; thresholds compared
-@# with int16 values stay above 128; FL_RARE keys stay in 2..126.
+@# (>= 161) never meet the two final slots; thresholds compared with int16 values stay
+@# above 128; FL_RARE keys stay in 2..126.
 @let nd = 8 << dims
 	uint32_t w = fl_mix32(FL_W(ctx, $K(32, 99)) ^ $K(65536, 1073741823));
 	const uint32_t *h;
@@ -48,7 +48,8 @@
 		if (v > $K(129, 4000))
 			FL_YIELD(ctx, slot + d + {{u}}u, (v * scale) >> 8);
 @else
-		FL_YIELD(ctx, slot + d + {{u}}u, (v * scale) >> 8);
+		if (v != 0)
+			FL_YIELD(ctx, slot + d + {{u}}u, (v * scale) >> 8);
 @end
 		norm += v < 0 ? -v : v;
 @end

@@ -462,6 +462,19 @@ static void test_08_unsafe_values(void **state)
 	assert_non_null(strstr(out.p, "\tcmpl\t$1600, %edi\n\tje\t.Lu_2\n\tcmpl\t$1700, %edi\n"));
 	buf_free(&out);
 	asm_clone_free(c);
+
+	/* compares of different operands are independent */
+	for (int i = 0; i < 3; i++) {
+		char *e = strstr(text[i], "%edi\n\tje\t.L3");
+		assert_non_null(e);
+		memcpy(e, "%esi", 4);
+	}
+	c = asm_clone_fit(texts, names, kp, 2, err, sizeof(err));
+	if (!c)
+		fail_msg("fit failed: %s", err);
+	assert_int_equal(asm_clone_emit(c, "g", "u", flipped, &out), 0);
+	buf_free(&out);
+	asm_clone_free(c);
 }
 
 /* Fit the two-line function body fmt (a printf format taking two ints) on probes where
@@ -525,6 +538,11 @@ static void test_09_overlapping_accesses(void **state)
 	assert_int_equal(emit_two(c, 50, 50), 0);
 	asm_clone_free(c);
 
+	/* two adds to memory (FL_YIELD) commute: they may overlap */
+	c = fit_two("\taddl\t%%esi, %d(%%rdi)\n\tsubl\t$3, %d(%%rdi)\n");
+	assert_int_equal(emit_two(c, 50, 50), 0);
+	asm_clone_free(c);
+
 	/* different address registers: no relation */
 	c = fit_two("\tmovl\t%%esi, %d(%%rdi)\n\tmovl\t%d(%%rdx), %%eax\n");
 	assert_int_equal(emit_two(c, 50, 50), 0);
@@ -533,7 +551,8 @@ static void test_09_overlapping_accesses(void **state)
 
 /* ---- 10: more refusals at fit time ---- */
 
-/* Fit refuses: an unused varying constant, debug info, an exported symbol, a wrong name. */
+/* Fit refuses: an unused varying constant, a constant that never varies, debug info, an
+ * exported symbol, a wrong name. */
 static void test_10_fit_refusals(void **state)
 {
 	(void)state;
@@ -550,6 +569,17 @@ static void test_10_fit_refusals(void **state)
 	assert_null(fix_fit(&f, FIX_NK + 1, err, sizeof(err)));
 	print_message("reason: %s\n", err);
 	assert_non_null(strstr(err, "k[7]"));
+	fix_done(&f);
+
+	fix_init(&f);   /* a constant with one value in every probe */
+	for (int i = 0; i < 3; i++) {
+		memcpy(kk[i], fix_k[i], sizeof(fix_k[i]));
+		kk[i][FIX_NK] = 1234;
+		f.k[i] = kk[i];
+	}
+	assert_null(fix_fit(&f, FIX_NK + 1, err, sizeof(err)));
+	print_message("reason: %s\n", err);
+	assert_non_null(strstr(err, "k[7] is 1234 in all three probes"));
 	fix_done(&f);
 
 	fix_init(&f);
@@ -708,71 +738,71 @@ static int normalized_body(const char *dis, const char *fn, struct buf *out)
 	return 0;
 }
 
-/* Fit the template's probes compiled by gcc, emit E2E_COPIES copies with random constants
- * into one .s, build them with the same copies compiled from C into a shared object, and
- * check that every clone returns what its C twin returns (and writes the same dense slots)
- * on E2E_INPUTS random inputs, a quarter of them aimed at the threshold K3. Prints how many
- * clones disassemble to the same instructions as their twin, up to immediates and
- * addresses. */
-static void test_11_end_to_end_gcc(void **state)
+/* Write data to dir/file. */
+static void write_scratch(const char *dir, const char *file, const char *data, size_t len)
 {
-	(void)state;
-	char *dir = make_scratch();
-	uint64_t rng = 0x9E3779B97F4A7C15ULL;
-	struct buf path = {0}, tmp = {0};
-	char err[512];
+	struct buf path = {0};
 
-	buf_printf(&path, "%s/ctx.h", dir);
-	write_if_changed(path.p, e2e_ctx_h, strlen(e2e_ctx_h));
-	buf_reset(&path);
-	buf_printf(&path, "%s/tpl.c", dir);
-	write_if_changed(path.p, e2e_tpl_c, strlen(e2e_tpl_c));
+	buf_printf(&path, "%s/%s", dir, file);
+	write_if_changed(path.p, data, len);
+	buf_free(&path);
+}
 
-	/* three probes whose constants all differ */
+/* Draw three probe constant vectors whose constants all differ between probes, compile the
+ * template with each (gcc -O2 -fPIC -S) and fit them. */
+static struct asm_clone *e2e_fit(const char *dir, uint64_t *rng)
+{
 	int64_t pk[3][E2E_NK];
+	char *text[3], name[3][24], err[512];
+	struct buf defs = {0}, path = {0};
+
 	for (int i = 0; i < 3; i++) {
-		draw_vector(&rng, pk[i]);
+		draw_vector(rng, pk[i]);
 		for (int j = 0; j < E2E_NK; j++)
 			for (int p = 0; p < i; p++)
 				while (pk[i][j] == pk[p][j])
-					pk[i][j] = draw(&rng, e2e_range[j].lo, e2e_range[j].hi,
+					pk[i][j] = draw(rng, e2e_range[j].lo, e2e_range[j].hi,
 					                e2e_range[j].odd);
-	}
-	char *probe_text[3];
-	char probe_name[3][24];
-	for (int i = 0; i < 3; i++) {
-		buf_reset(&tmp);
+		buf_reset(&defs);
 		for (int j = 0; j < E2E_NK; j++)
-			buf_printf(&tmp, " -DK%d=%" PRId64 "u", j, pk[i][j]);
-		snprintf(probe_name[i], sizeof(probe_name[i]), "probe_%d", i);
+			buf_printf(&defs, " -DK%d=%" PRId64 "u", j, pk[i][j]);
+		snprintf(name[i], sizeof(name[i]), "probe_%d", i);
 		assert_int_equal(run("gcc -O2 -fPIC -S -o '%s/p%d.s' -DNAME=%s%s '%s/tpl.c'", dir, i,
-		                     probe_name[i], tmp.p, dir), 0);
+		                     name[i], defs.p, dir), 0);
 		buf_reset(&path);
 		buf_printf(&path, "%s/p%d.s", dir, i);
-		probe_text[i] = read_file(path.p, NULL);
-		assert_non_null(probe_text[i]);
+		text[i] = read_file(path.p, NULL);
+		assert_non_null(text[i]);
 	}
-	const char *texts[3] = {probe_text[0], probe_text[1], probe_text[2]};
-	const char *names[3] = {probe_name[0], probe_name[1], probe_name[2]};
+	const char *texts[3] = {text[0], text[1], text[2]};
+	const char *names[3] = {name[0], name[1], name[2]};
 	const int64_t *kp[3] = {pk[0], pk[1], pk[2]};
 	struct asm_clone *c = asm_clone_fit(texts, names, kp, E2E_NK, err, sizeof(err));
 	if (!c)
 		fail_msg("fit failed: %s", err);
-	print_message("fitted %zu slots from gcc's probes\n", asm_clone_nslots(c));
+	for (int i = 0; i < 3; i++)
+		free(text[i]);
+	buf_free(&defs);
+	buf_free(&path);
+	return c;
+}
 
-	/* the copies: one assembly shard and their C twins */
+/* Emit every copy clone_I (constants ck[I]) into dir/clones.s with a table clone_table, write
+ * the same copies from C as twin_I into dir/twins.c with twin_table, and build both into
+ * dir/lib.so. Returns how many copies were emitted as assembly. */
+static int e2e_build(const char *dir, const struct asm_clone *c,
+                     int64_t ck[E2E_COPIES][E2E_NK])
+{
 	struct buf s = {0}, twins = {0};
-	int64_t ck[E2E_COPIES][E2E_NK];
 	int emitted = 0;
+
 	buf_puts(&s, "\t.file\t\"clones.s\"\n");
 	buf_puts(&twins, "#include \"ctx.h\"\n");
 	for (int i = 0; i < E2E_COPIES; i++) {
 		char name[32], tag[16];
-		draw_vector(&rng, ck[i]);
 		snprintf(name, sizeof(name), "clone_%d", i);
 		snprintf(tag, sizeof(tag), "c%d", i);
-		if (asm_clone_emit(c, name, tag, ck[i], &s) == 0)
-			emitted++;
+		emitted += asm_clone_emit(c, name, tag, ck[i], &s) == 0;
 		buf_printf(&twins, "#define NAME twin_%d\n", i);
 		for (int j = 0; j < E2E_NK; j++)
 			buf_printf(&twins, "#define K%d %" PRId64 "u\n", j, ck[i][j]);
@@ -780,8 +810,6 @@ static void test_11_end_to_end_gcc(void **state)
 		for (int j = 0; j < E2E_NK; j++)
 			buf_printf(&twins, "#undef K%d\n", j);
 	}
-	print_message("emitted %d of %d copies as assembly\n", emitted, E2E_COPIES);
-	assert_int_equal(emitted, E2E_COPIES);
 	buf_puts(&s, "\t.section\t.data.rel.ro,\"aw\"\n\t.align 8\n\t.globl\tclone_table\n"
 	             "clone_table:\n");
 	for (int i = 0; i < E2E_COPIES; i++)
@@ -791,17 +819,25 @@ static void test_11_end_to_end_gcc(void **state)
 	for (int i = 0; i < E2E_COPIES; i++)
 		buf_printf(&twins, "\ttwin_%d,\n", i);
 	buf_puts(&twins, "};\n");
-	buf_reset(&path);
-	buf_printf(&path, "%s/clones.s", dir);
-	write_if_changed(path.p, s.p, s.len);
-	buf_reset(&path);
-	buf_printf(&path, "%s/twins.c", dir);
-	write_if_changed(path.p, twins.p, twins.len);
+	write_scratch(dir, "clones.s", s.p, s.len);
+	write_scratch(dir, "twins.c", twins.p, twins.len);
 	assert_int_equal(run("gcc -O2 -fPIC -shared -o '%s/lib.so' '%s/twins.c' '%s/clones.s'", dir,
 	                     dir, dir), 0);
+	buf_free(&s);
+	buf_free(&twins);
+	return emitted;
+}
 
-	/* run both on the same random inputs */
-	buf_reset(&path);
+/* Run every clone and its twin from dir/lib.so on E2E_INPUTS random inputs, a quarter of
+ * them aimed at the threshold K3; returns the number of calls whose result or dense writes
+ * differ. */
+static int e2e_compare_runs(const char *dir, int64_t ck[E2E_COPIES][E2E_NK], uint64_t *rng)
+{
+	static uint32_t story[E2E_STORY];
+	static int32_t dense_a[E2E_DENSE], dense_b[E2E_DENSE];
+	struct buf path = {0};
+	int bad = 0;
+
 	buf_printf(&path, "%s/lib.so", dir);
 	void *so = dlopen(path.p, RTLD_NOW | RTLD_LOCAL);
 	if (!so)
@@ -810,13 +846,10 @@ static void test_11_end_to_end_gcc(void **state)
 	const e2e_fn *twin_table = dlsym(so, "twin_table");
 	assert_non_null(clone_table);
 	assert_non_null(twin_table);
-	static uint32_t story[E2E_STORY];
-	static int32_t dense_a[E2E_DENSE], dense_b[E2E_DENSE];
-	int bad = 0;
 	for (int i = 0; i < E2E_COPIES; i++) {
 		for (int n = 0; n < E2E_INPUTS; n++) {
 			for (int w = 0; w < E2E_STORY; w++)
-				story[w] = (uint32_t)rng_next(&rng);
+				story[w] = (uint32_t)rng_next(rng);
 			if (n % 4 == 0) {   /* w at K3-2 .. K3+1, where an off-by-one shows */
 				uint32_t target = (uint32_t)ck[i][3] + (uint32_t)(n / 4 % 4) - 2u;
 				story[ck[i][1]] = story_for(ck[i], target);
@@ -825,24 +858,28 @@ static void test_11_end_to_end_gcc(void **state)
 			memset(dense_b, 0, sizeof(dense_b));
 			struct e2e_ctx ca = {story, dense_a}, cb = {story, dense_b};
 			uint32_t ra = clone_table[i](&ca), rb = twin_table[i](&cb);
-			if (ra != rb || memcmp(dense_a, dense_b, sizeof(dense_a)) != 0) {
-				if (bad++ < 5)
-					print_message("copy %d input %d: clone %" PRIu32 " twin %" PRIu32
-					              "%s\n", i, n, ra, rb, ra == rb ? " (dense differs)" : "");
-			}
+			if ((ra != rb || memcmp(dense_a, dense_b, sizeof(dense_a)) != 0) && bad++ < 5)
+				print_message("copy %d input %d: clone %" PRIu32 " twin %" PRIu32 "%s\n",
+				              i, n, ra, rb, ra == rb ? " (dense differs)" : "");
 		}
 	}
 	dlclose(so);
-	assert_int_equal(bad, 0);
+	buf_free(&path);
+	return bad;
+}
 
-	/* how often the clone is the instruction stream gcc gives the copy */
+/* How many clones in dir/lib.so disassemble (objdump -d) to their twin's instructions, up
+ * to immediates and addresses. */
+static int e2e_same_disassembly(const char *dir)
+{
+	struct buf path = {0};
+	int same = 0;
+
 	assert_int_equal(run("objdump -d --no-show-raw-insn '%s/lib.so' > '%s/dis.txt'", dir, dir),
 	                 0);
-	buf_reset(&path);
 	buf_printf(&path, "%s/dis.txt", dir);
 	char *dis = read_file(path.p, NULL);
 	assert_non_null(dis);
-	int same = 0;
 	for (int i = 0; i < E2E_COPIES; i++) {
 		struct buf a = {0}, b = {0};
 		char fa[32], fb[32];
@@ -854,21 +891,40 @@ static void test_11_end_to_end_gcc(void **state)
 		buf_free(&a);
 		buf_free(&b);
 	}
-	print_message("objdump: %d of %d clones match their C twin up to immediates/addresses\n",
-	              same, E2E_COPIES);
-
 	free(dis);
-	for (int i = 0; i < 3; i++)
-		free(probe_text[i]);
-	buf_free(&s);
-	buf_free(&twins);
 	buf_free(&path);
-	buf_free(&tmp);
+	return same;
+}
+
+/* Fit the template's probes compiled by gcc, emit E2E_COPIES copies with random constants
+ * into one .s, build them with the same copies compiled from C into a shared object, and
+ * check that every clone returns what its C twin returns (and writes the same dense slots)
+ * on E2E_INPUTS random inputs. Prints how many clones disassemble to the same instructions
+ * as their twin, up to immediates and addresses (not asserted). */
+static void test_11_end_to_end_gcc(void **state)
+{
+	(void)state;
+	char *dir = make_scratch();
+	uint64_t rng = 0x9E3779B97F4A7C15ULL;
+	int64_t ck[E2E_COPIES][E2E_NK];
+
+	write_scratch(dir, "ctx.h", e2e_ctx_h, strlen(e2e_ctx_h));
+	write_scratch(dir, "tpl.c", e2e_tpl_c, strlen(e2e_tpl_c));
+	struct asm_clone *c = e2e_fit(dir, &rng);
+	print_message("fitted %zu slots from gcc's probes\n", asm_clone_nslots(c));
+	for (int i = 0; i < E2E_COPIES; i++)
+		draw_vector(&rng, ck[i]);
+	int emitted = e2e_build(dir, c, ck);
+	print_message("emitted %d of %d copies as assembly\n", emitted, E2E_COPIES);
+	assert_int_equal(emitted, E2E_COPIES);
+	assert_int_equal(e2e_compare_runs(dir, ck, &rng), 0);
+	print_message("objdump: %d of %d clones match their C twin up to immediates/addresses\n",
+	              e2e_same_disassembly(dir), E2E_COPIES);
 	asm_clone_free(c);
 	remove_scratch(dir);
 }
 
-/* ---- 12: random rules ---- */
+/* ---- 12-13: rules ---- */
 
 #define RR_NK 8
 #define RR_SLOTS 300   /* more than emit keeps on its stack */
@@ -998,6 +1054,51 @@ static void test_12_random_rules(void **state)
 		rr_round(&rng, round & 1);
 }
 
+/* gcc writes (x >> 24) > K as cmpl $K*2^24+0xFFFFFF: a power-of-two multiplier beyond
+ * 65536 is fitted; the value must keep fitting 32 bits (K < 256), and the plain bound
+ * still holds for other multipliers. */
+static void test_13_power_of_two_multiplier(void **state)
+{
+	(void)state;
+	static const int64_t pk[3][1] = {{162}, {37}, {201}};
+	char text[3][256], err[256];
+	const char *texts[3], *names[3] = {"f0", "f1", "f2"};
+	const int64_t *kp[3];
+
+	for (int i = 0; i < 3; i++) {
+		uint32_t v = (uint32_t)pk[i][0] << 24 | 0xFFFFFFu;
+		snprintf(text[i], sizeof(text[i]),
+		         "\t.type\t%s, @function\n%s:\n\tcmpl\t$%" PRId32 ", %%edi\n\tret\n",
+		         names[i], names[i], (int32_t)v);
+		texts[i] = text[i];
+		kp[i] = pk[i];
+	}
+	struct asm_clone *c = asm_clone_fit(texts, names, kp, 1, err, sizeof(err));
+	if (!c)
+		fail_msg("fit failed: %s", err);
+	struct asm_clone_rule r;
+	assert_int_equal(asm_clone_slot(c, 0, &r), 0);
+	assert_int_equal(r.s, 1 << 24);
+	assert_int_equal(r.d, 0xFFFFFF);
+	struct buf out = {0};
+	const int64_t k99[1] = {99}, k300[1] = {300};
+	assert_int_equal(asm_clone_emit(c, "g", "u", k99, &out), 0);
+	assert_non_null(strstr(out.p, "\tcmpl\t$1677721599, %edi\n"));
+	assert_int_equal(asm_clone_emit(c, "g", "u", k300, &out), -1);
+	buf_free(&out);
+	asm_clone_free(c);
+
+	/* s = 3 * 2^20 is neither: no rule */
+	for (int i = 0; i < 3; i++) {
+		uint32_t v = (uint32_t)pk[i][0] * (3u << 20);
+		snprintf(text[i], sizeof(text[i]),
+		         "\t.type\t%s, @function\n%s:\n\tcmpl\t$%" PRId32 ", %%edi\n\tret\n",
+		         names[i], names[i], (int32_t)v);
+	}
+	assert_null(asm_clone_fit(texts, names, kp, 1, err, sizeof(err)));
+	assert_non_null(strstr(err, "not s*k[j]+d"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_10_fit_refusals),
 		cmocka_unit_test(test_11_end_to_end_gcc),
 		cmocka_unit_test(test_12_random_rules),
+		cmocka_unit_test(test_13_power_of_two_multiplier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
