@@ -29,6 +29,9 @@ enum tok_kind {
 	TK_LOCAL    /* another symbol the probe defines (CSWTCH.3, x.0) */
 };
 
+/* Most probes one fit takes (asm_clone_fit_n). */
+#define MAXP 8
+
 enum num_ctx { NC_NONE, NC_IMM, NC_DISP, NC_DATA };
 
 struct tok {
@@ -46,6 +49,7 @@ struct tok {
 	                        lea (no memory access); cmp immediate: length of the rest of
 	                        the operands (", %eax"): what it is compared with */
 	uint64_t val;        /* TK_NUM: value, two's complement */
+	uint32_t label_id;   /* TK_LABEL: order of the label's first appearance in its probe */
 };
 
 struct toks {
@@ -575,6 +579,40 @@ static void resolve_symbols(struct lexer *lx)
 
 /* Lex a whole probe text into out. Returns 0, or -1 with err set (unsupported lines, no
  * definition of the function). */
+/* Number each .L label by its first appearance. gcc numbers labels as it creates them, and
+ * a label it creates and then drops shifts the numbers of all later ones, so two probes
+ * with the same control flow can print .L15 where the other prints .L16: probes are
+ * compared on these numbers, and copies keep probe 0's names. */
+static void number_labels(struct toks *t, const char *text)
+{
+	size_t cap = 64, nlab = 0;
+	while (cap < 2 * t->n)
+		cap *= 2;
+	struct {
+		uint32_t off, len, id;
+	} *tab = xcalloc(cap, sizeof(*tab));
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct tok *k = &t->v[i];
+		if (k->kind != TK_LABEL)
+			continue;
+		uint64_t h = 1469598103934665603ull;
+		for (uint32_t c = 0; c < k->len; c++)
+			h = (h ^ (unsigned char)text[k->off + c]) * 1099511628211ull;
+		size_t at = (size_t)h & (cap - 1);
+		while (tab[at].len && !(tab[at].len == k->len &&
+					memcmp(text + tab[at].off, text + k->off, k->len) == 0))
+			at = (at + 1) & (cap - 1);
+		if (!tab[at].len) {
+			tab[at].off = k->off;
+			tab[at].len = k->len;
+			tab[at].id = (uint32_t)nlab++;
+		}
+		k->label_id = tab[at].id;
+	}
+	free(tab);
+}
+
 static int lex_probe(const char *text, const char *name, int probe, struct toks *out,
                      char *err, size_t errlen)
 {
@@ -613,6 +651,8 @@ static int lex_probe(const char *text, const char *name, int probe, struct toks 
 	}
 	if (rc == 0)
 		resolve_symbols(&lx);
+	if (rc == 0)
+		number_labels(out, text);
 	free(lx.defs);
 	return rc;
 }
@@ -702,13 +742,13 @@ static size_t add_cand(struct rule *cands, size_t n, struct rule r)
 
 /* Add rule (j, s, d) to cands when it predicts all three probes, with d fitted on probe 0.
  * Returns the updated candidate count. */
-static size_t try_rule(size_t j, int64_t s, const uint64_t kv[3], const uint64_t v[3], int w,
-                       struct rule *cands, size_t n)
+static size_t try_rule(size_t j, int64_t s, const uint64_t kv[MAXP], const uint64_t v[MAXP],
+                       int np, int w, struct rule *cands, size_t n)
 {
 	uint64_t mask = wmask(w);
 	uint64_t d = (v[0] - (uint64_t)s * kv[0]) & mask;
 
-	for (int i = 1; i < 3; i++)
+	for (int i = 1; i < np; i++)
 		if ((((uint64_t)s * kv[i] + d) & mask) != v[i])
 			return n;
 	struct rule r = {j, s, sext(d, w)};
@@ -723,12 +763,12 @@ static size_t try_rule(size_t j, int64_t s, const uint64_t kv[3], const uint64_t
  * wrong constant and multiplier fit by accident, which is too high for a silent miscompile;
  * with s = +-1 the chance is 1 in 2^(2w) per constant. Returns the updated candidate
  * count. */
-static size_t fit_constant(size_t j, const uint64_t kv[3], const uint64_t v[3], int a, int b,
-                           int w, struct rule *cands, size_t n)
+static size_t fit_constant(size_t j, const uint64_t kv[MAXP], const uint64_t v[MAXP], int np,
+                           int a, int b, int w, struct rule *cands, size_t n)
 {
 	if (w <= 16) {
-		n = try_rule(j, 1, kv, v, w, cands, n);
-		return try_rule(j, -1, kv, v, w, cands, n);
+		n = try_rule(j, 1, kv, v, np, w, cands, n);
+		return try_rule(j, -1, kv, v, np, w, cands, n);
 	}
 	uint64_t mask = wmask(w);
 	uint64_t dk = (kv[b] - kv[a]) & mask, dv = (v[b] - v[a]) & mask;
@@ -741,43 +781,44 @@ static size_t fit_constant(size_t j, const uint64_t kv[3], const uint64_t v[3], 
 	int64_t s = sext(s0, m);   /* the member of s's class with the smallest |s| */
 	if (m >= 18) {             /* other members are 2^m > 2 * S_MAX away */
 		if (s != 0 && s <= S_MAX && s >= -S_MAX)
-			n = try_rule(j, s, kv, v, w, cands, n);
+			n = try_rule(j, s, kv, v, np, w, cands, n);
 	} else {
 		int64_t step = (int64_t)1 << m;
 		while (s - step >= -S_MAX)
 			s -= step;
 		for (; s <= S_MAX; s += step)
 			if (s != 0)
-				n = try_rule(j, s, kv, v, w, cands, n);
+				n = try_rule(j, s, kv, v, np, w, cands, n);
 	}
 	for (int e = 17; e < w; e++) {   /* powers of two beyond S_MAX, each sign once */
 		uint64_t pw = (uint64_t)1 << e;
 		if (((pw - s0) & wmask(m)) == 0)
-			n = try_rule(j, sext(pw, w), kv, v, w, cands, n);
+			n = try_rule(j, sext(pw, w), kv, v, np, w, cands, n);
 		if (e < w - 1 && ((0 - pw - s0) & wmask(m)) == 0)
-			n = try_rule(j, -(int64_t)pw, kv, v, w, cands, n);
+			n = try_rule(j, -(int64_t)pw, kv, v, np, w, cands, n);
 	}
 	return n;
 }
 
 /* Find every rule (j, s, d) explaining the probe values v[] at width w. Returns the number
  * of distinct rules; the first two go to cands. */
-static size_t fit_values(const uint64_t v_in[3], int w, const int64_t *const k[3], size_t nk,
-                         struct rule cands[2])
+static size_t fit_values(const uint64_t v_in[MAXP], int np, int w, const int64_t *const k[MAXP],
+                         size_t nk, struct rule cands[2])
 {
-	uint64_t mask = wmask(w), v[3];
+	uint64_t mask = wmask(w), v[MAXP];
 	size_t n = 0;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < np; i++)
 		v[i] = v_in[i] & mask;
 	for (size_t j = 0; j < nk; j++) {
-		uint64_t kv[3];
-		for (int i = 0; i < 3; i++)
+		uint64_t kv[MAXP];
+		for (int i = 0; i < np; i++)
 			kv[i] = (uint64_t)k[i][j] & mask;
-		if (kv[1] != kv[0])
-			n = fit_constant(j, kv, v, 0, 1, w, cands, n);
-		else if (kv[2] != kv[0])
-			n = fit_constant(j, kv, v, 0, 2, w, cands, n);
+		for (int b = 1; b < np; b++)
+			if (kv[b] != kv[0]) {
+				n = fit_constant(j, kv, v, np, 0, b, w, cands, n);
+				break;
+			}
 	}
 	return n;
 }
@@ -825,8 +866,8 @@ static void tok_desc(char *d, size_t n, const char *text, const struct tok *t)
 
 /* Make slot from rule r for the integer tokens at[0..2]; computes which classes the probes
  * agree on. */
-static struct slot make_slot(const struct rule *r, const struct tok *const at[3],
-                             const int64_t *const k[3])
+static struct slot make_slot(const struct rule *r, const struct tok *const at[MAXP], int np,
+                             const int64_t *const k[MAXP])
 {
 	struct slot sl = {0};
 
@@ -837,9 +878,9 @@ static struct slot make_slot(const struct rule *r, const struct tok *const at[3]
 	sl.width = at[0]->width;
 	sl.need32 = at[0]->need32;
 	unsigned c0 = slot_class(&sl, k[0][r->j]);
-	unsigned c1 = slot_class(&sl, k[1][r->j]);
-	unsigned c2 = slot_class(&sl, k[2][r->j]);
-	sl.agree = ~(c0 ^ c1) & ~(c0 ^ c2);
+	sl.agree = ~0u;
+	for (int i = 1; i < np; i++)
+		sl.agree &= ~(c0 ^ slot_class(&sl, k[i][r->j]));
 	if (at[0]->ctx == NC_DISP)
 		sl.agree &= CL_DISP;
 	sl.want = c0 & sl.agree;
@@ -848,25 +889,29 @@ static struct slot make_slot(const struct rule *r, const struct tok *const at[3]
 
 /* Fit the differing integers at[0..2] to one rule. Returns 0 and fills *out, or -1 with err
  * naming the line and values. */
-static int fit_slot(const struct tok *const at[3], const char *const text[3],
-                    const int64_t *const k[3], size_t nk, struct slot *out, char *err,
+static int fit_slot(const struct tok *const at[MAXP], int np, const char *const text[MAXP],
+                    const int64_t *const k[MAXP], size_t nk, struct slot *out, char *err,
                     size_t errlen)
 {
 	const struct tok *t = at[0];
 	char what[64];
-	uint64_t v[3] = {at[0]->val, at[1]->val, at[2]->val};
+	uint64_t v[MAXP];
 	struct rule cands[2];
+	int same_kind = 1;
 
+	for (int i = 0; i < np; i++) {
+		v[i] = at[i]->val;
+		same_kind &= at[i]->ctx == t->ctx && at[i]->width == t->width;
+	}
 	tok_desc(what, sizeof(what), text[0], t);
-	if (t->ctx == NC_NONE || at[1]->ctx != t->ctx || at[2]->ctx != t->ctx ||
-	    at[1]->width != t->width || at[2]->width != t->width) {
+	if (t->ctx == NC_NONE || !same_kind) {
 		snprintf(err, errlen,
 		         "line %u: integer %s differs between probes (%" PRId64 ", %" PRId64 ", %"
 		         PRId64 ") outside an immediate, displacement or data operand",
 		         t->line, what, (int64_t)v[0], (int64_t)v[1], (int64_t)v[2]);
 		return -1;
 	}
-	size_t n = fit_values(v, t->width, k, nk, cands);
+	size_t n = fit_values(v, np, t->width, k, nk, cands);
 	if (n == 0) {
 		snprintf(err, errlen,
 		         "line %u: integer %s (%" PRId64 ", %" PRId64 ", %" PRId64
@@ -882,7 +927,7 @@ static int fit_slot(const struct tok *const at[3], const char *const text[3],
 		         cands[1].d, n);
 		return -1;
 	}
-	*out = make_slot(&cands[0], at, k);
+	*out = make_slot(&cands[0], at, np, k);
 	return 0;
 }
 
@@ -930,6 +975,8 @@ struct asm_clone {
 	struct order *orders;
 	size_t norders;
 	size_t nk;
+	int64_t *k_lo, *k_hi;  /* per constant: the smallest and largest probe value */
+	int outside_ok;        /* asm_clone_allow_outside_range */
 };
 
 struct builder {
@@ -1016,6 +1063,8 @@ static int same_token(const char *ta, const struct tok *a, size_t na, const char
 	if (a->kind == TK_NAME)
 		return a->len - na == b->len - nb &&
 		       memcmp(ta + a->off + na, tb + b->off + nb, a->len - na) == 0;
+	if (a->kind == TK_LABEL)
+		return a->label_id == b->label_id;
 	return a->len == b->len && memcmp(ta + a->off, tb + b->off, a->len) == 0;
 }
 
@@ -1026,7 +1075,7 @@ static int same_num_text(const char *ta, const struct tok *a, const char *tb,
 }
 
 /* Report the first difference between probe 0 and probe p at token i. */
-static void mismatch(const char *const text[3], const struct toks t[3], int p, size_t i,
+static void mismatch(const char *const text[MAXP], const struct toks t[MAXP], int p, size_t i,
                      char *err, size_t errlen)
 {
 	char a[64], b[64];
@@ -1052,13 +1101,16 @@ void asm_clone_free(struct asm_clone *c)
 	free(c->ops);
 	free(c->slots);
 	free(c->orders);
+	free(c->k_lo);
+	free(c->k_hi);
 	free(c);
 }
 
 /* A cmp immediate or a displacement: its value in each probe (signed W-bit), its slot if
  * any, and for a displacement the address text it is added to. */
 struct pos {
-	int64_t v[3];
+	int64_t v[MAXP];
+	uint8_t np;           /* probes in v */
 	uint32_t slot;        /* NO_SLOT for a literal */
 	uint8_t kind;         /* ORD_CMP or ORD_APART */
 	uint8_t width;
@@ -1115,7 +1167,7 @@ static int make_order(const struct asm_clone *c, const struct pos *x, const stru
 			return 0;   /* two loads: reordering them is always right */
 		if (x->addsub && y->addsub)
 			return 0;   /* two memory adds (FL_YIELD): they commute, merged or not */
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < x->np; i++)
 			if (!apart(x->v[i], y->v[i]))
 				return 0;
 		return 1;
@@ -1123,7 +1175,7 @@ static int make_order(const struct asm_clone *c, const struct pos *x, const stru
 	uint64_t mask = wmask(x->width);
 	int rs = sign3(x->v[0], y->v[0]);
 	int ru = sign3u((uint64_t)x->v[0] & mask, (uint64_t)y->v[0] & mask);
-	for (int i = 1; i < 3; i++) {
+	for (int i = 1; i < x->np; i++) {
 		if (sign3(x->v[i], y->v[i]) != rs)
 			rs = REL_ANY;
 		if (sign3u((uint64_t)x->v[i] & mask, (uint64_t)y->v[i] & mask) != ru)
@@ -1169,30 +1221,28 @@ static void build_orders(struct asm_clone *c, const struct pos *ps, size_t n)
 	}
 }
 
-/* Check that every constant differs between the probes: one with the same value in all
- * of them is invisible, its uses are literal text that every copy would keep. Returns 0,
- * or -1 with err set. */
-static int check_constants_vary(const int64_t *const k[3], size_t nk, char *err, size_t errlen)
+/* A constant with the same value in every probe shows nowhere: its uses are literal text.
+ * That is right for exactly the copies with that value, and the range check of emit
+ * (k_lo == k_hi) holds every copy to it, so it is allowed; the generator only lets it
+ * happen for a range of one value. */
+static int constant_fixed(const int64_t *const k[MAXP], int np, size_t j)
 {
-	for (size_t j = 0; j < nk; j++) {
-		if (k[0][j] == k[1][j] && k[0][j] == k[2][j]) {
-			snprintf(err, errlen,
-			         "constant k[%zu] is %" PRId64 " in all three probes: where it goes cannot "
-			         "be seen (draw probes where it differs)", j, k[0][j]);
-			return -1;
-		}
-	}
-	return 0;
+	for (int i = 1; i < np; i++)
+		if (k[i][j] != k[0][j])
+			return 0;
+	return 1;
 }
 
 /* Check that every constant drives some slot. A constant whose use gcc removed or folded
  * (an implied compare, dead code decided by its value) would otherwise be silently ignored
  * by every copy. Returns 0, or -1 with err set. */
-static int check_constants_used(const struct asm_clone *c, const int64_t *const k[3], size_t nk,
-                                char *err, size_t errlen)
+static int check_constants_used(const struct asm_clone *c, const int64_t *const k[MAXP], int np,
+                                size_t nk, char *err, size_t errlen)
 {
 	for (size_t j = 0; j < nk; j++) {
 		size_t i = 0;
+		if (constant_fixed(k, np, j))
+			continue;
 		while (i < c->nslots && c->slots[i].j != j)
 			i++;
 		if (i == c->nslots) {
@@ -1208,12 +1258,12 @@ static int check_constants_used(const struct asm_clone *c, const int64_t *const 
 
 /* Check that the probes' token streams match apart from integers and the function's name.
  * Returns 0, or -1 with err naming the first difference. */
-static int compare_streams(const char *const text[3], const struct toks t[3],
-                           const size_t name_len[3], char *err, size_t errlen)
+static int compare_streams(const char *const text[MAXP], const struct toks t[MAXP], int np,
+                           const size_t name_len[MAXP], char *err, size_t errlen)
 {
 	size_t n = t[0].n;
 
-	for (int p = 1; p < 3; p++) {
+	for (int p = 1; p < np; p++) {
 		size_t m = t[p].n < n ? t[p].n : n;
 		for (size_t i = 0; i < m; i++) {
 			if (!same_token(text[0], &t[0].v[i], name_len[0], text[p], &t[p].v[i],
@@ -1232,8 +1282,8 @@ static int compare_streams(const char *const text[3], const struct toks t[3],
 
 /* Append the integer tokens at[0..2] (slot index slot, or NO_SLOT) to the positions that
  * relations are built from when they are a cmp immediate or a memory displacement. */
-static void add_position(struct pos **ps, size_t *nps, size_t *cap, const struct tok *const at[3],
-                         const char *text0, uint32_t slot)
+static void add_position(struct pos **ps, size_t *nps, size_t *cap,
+                         const struct tok *const at[MAXP], int np, const char *text0, uint32_t slot)
 {
 	int num = at[0]->kind == TK_NUM;
 	int cmp = num && at[0]->ctx == NC_IMM && at[0]->is_cmp;
@@ -1248,8 +1298,9 @@ static void add_position(struct pos **ps, size_t *nps, size_t *cap, const struct
 		*ps = xrealloc(*ps, *cap * sizeof(**ps));
 	}
 	struct pos *x = &(*ps)[(*nps)++];
-	for (int p = 0; p < 3; p++)
+	for (int p = 0; p < np; p++)
 		x->v[p] = num ? sext(at[p]->val, at[0]->width) : 0;
+	x->np = (uint8_t)np;
 	x->slot = slot;
 	x->kind = cmp ? ORD_CMP : ORD_APART;
 	x->width = at[0]->width;
@@ -1262,61 +1313,95 @@ static void add_position(struct pos **ps, size_t *nps, size_t *cap, const struct
 /* Walk the three token streams together, building the program from probe 0 and fitting a
  * slot wherever the integers differ; then record the relations copies must keep and check
  * that every differing constant is used. Returns 0, or -1 with err set. */
-static int build(struct builder *b, const char *const text[3], const struct toks t[3],
-                 const size_t name_len[3], const int64_t *const k[3], size_t nk, char *err,
-                 size_t errlen)
+static int build(struct builder *b, const char *const text[MAXP], const struct toks t[MAXP],
+                 int np, const size_t name_len[MAXP], const int64_t *const k[MAXP], size_t nk,
+                 char *err, size_t errlen)
 {
-	if (check_constants_vary(k, nk, err, errlen) != 0 ||
-	    compare_streams(text, t, name_len, err, errlen) != 0)
+	if (compare_streams(text, t, np, name_len, err, errlen) != 0)
 		return -1;
 	struct pos *ps = NULL;
 	size_t nps = 0, pscap = 0;
 	int rc = 0;
 	for (size_t i = 0; i < t[0].n && rc == 0; i++) {
-		const struct tok *at[3] = {&t[0].v[i], &t[1].v[i], &t[2].v[i]};
+		const struct tok *at[MAXP];
+		int same = 1;
+		for (int p = 0; p < np; p++) {
+			at[p] = &t[p].v[i];
+			same &= same_num_text(text[0], at[0], text[p], at[p]);
+		}
 		uint32_t slot = NO_SLOT;
-		if (at[0]->kind != TK_NUM ||
-		    (same_num_text(text[0], at[0], text[1], at[1]) &&
-		     same_num_text(text[0], at[0], text[2], at[2]))) {
+		if (at[0]->kind != TK_NUM || same) {
 			b_token(b, text[0], at[0], name_len[0]);
 		} else {
 			struct slot sl;
-			rc = fit_slot(at, text, k, nk, &sl, err, errlen);
+			rc = fit_slot(at, np, text, k, nk, &sl, err, errlen);
 			if (rc != 0)
 				break;
 			slot = b_slot(b, &sl);
 			b_op(b, OP_SLOT, slot);
 		}
-		add_position(&ps, &nps, &pscap, at, text[0], slot);
+		add_position(&ps, &nps, &pscap, at, np, text[0], slot);
 	}
 	if (rc == 0)
 		build_orders(b->c, ps, nps);
 	free(ps);
 	if (rc == 0)
-		rc = check_constants_used(b->c, k, nk, err, errlen);
+		rc = check_constants_used(b->c, k, np, nk, err, errlen);
 	return rc;
+}
+
+/* Record each constant's range over the probes. gcc decides things from a constant's value
+ * that no slot shows: value range propagation drops the & 4095 of (K + hour) & 4095 when
+ * K + 23 < 4096 in every probe, which the copies with K = 4090 need. Such a decision is a
+ * threshold on K, so when two probes sit at the ends of K's range and both got the same
+ * code, every K between them gets it too: copies are held inside the probes' range. */
+static void set_hull(struct asm_clone *c, const int64_t *const k[MAXP], int np, size_t nk)
+{
+	c->k_lo = xmalloc((nk ? nk : 1) * sizeof(*c->k_lo));
+	c->k_hi = xmalloc((nk ? nk : 1) * sizeof(*c->k_hi));
+	for (size_t j = 0; j < nk; j++) {
+		int64_t lo = k[0][j], hi = k[0][j];
+		for (int i = 1; i < np; i++) {
+			lo = k[i][j] < lo ? k[i][j] : lo;
+			hi = k[i][j] > hi ? k[i][j] : hi;
+		}
+		c->k_lo[j] = lo;
+		c->k_hi[j] = hi;
+	}
 }
 
 struct asm_clone *asm_clone_fit(const char *const asm_text[3], const char *const probe_name[3],
                                 const int64_t *const k[3], size_t nk, char *err, size_t errlen)
 {
-	struct toks t[3] = {{0}};
-	size_t name_len[3];
+	return asm_clone_fit_n(asm_text, probe_name, k, 3, nk, err, errlen);
+}
+
+struct asm_clone *asm_clone_fit_n(const char *const *asm_text, const char *const *probe_name,
+                                  const int64_t *const *k, int np, size_t nk, char *err,
+                                  size_t errlen)
+{
+	struct toks t[MAXP] = {{0}};
+	size_t name_len[MAXP];
 	struct builder b = {0};
 	int rc = 0;
 
 	if (errlen)
 		err[0] = '\0';
-	for (int p = 0; p < 3 && rc == 0; p++) {
+	if (np < 3 || np > MAXP) {
+		snprintf(err, errlen, "%d probes: between 3 and %d are needed", np, MAXP);
+		return NULL;
+	}
+	for (int p = 0; p < np && rc == 0; p++) {
 		name_len[p] = strlen(probe_name[p]);
 		rc = lex_probe(asm_text[p], probe_name[p], p, &t[p], err, errlen);
 	}
 	if (rc == 0) {
 		b.c = xcalloc(1, sizeof(*b.c));
 		b.c->nk = nk;
-		rc = build(&b, asm_text, t, name_len, k, nk, err, errlen);
+		set_hull(b.c, k, np, nk);
+		rc = build(&b, asm_text, t, np, name_len, k, nk, err, errlen);
 	}
-	for (int p = 0; p < 3; p++)
+	for (int p = 0; p < np; p++)
 		free(t[p].v);
 	if (rc != 0) {
 		asm_clone_free(b.c);
@@ -1327,6 +1412,11 @@ struct asm_clone *asm_clone_fit(const char *const asm_text[3], const char *const
 	b.c->lit_len = b.lit.len;
 	b.c->lit = b.lit.p ? b.lit.p : xstrdup("");
 	return b.c;
+}
+
+void asm_clone_allow_outside_range(struct asm_clone *c, int allow)
+{
+	c->outside_ok = allow != 0;
 }
 
 size_t asm_clone_nslots(const struct asm_clone *c)
@@ -1418,10 +1508,14 @@ static int orders_hold(const struct asm_clone *c, const int64_t *vals)
 	return 1;
 }
 
-/* Compute every slot's value for constants k into vals; returns -1 when one is unsafe
- * (a class change, too wide for a signed 32-bit encoding, a changed order or overlap). */
+/* Compute every slot's value for constants k into vals; returns -1 when one is unsafe (a
+ * constant outside the probes' range, a class change, too wide for a signed 32-bit
+ * encoding, a changed order or overlap). */
 static int slot_values(const struct asm_clone *c, const int64_t *k, int64_t *vals)
 {
+	for (size_t j = 0; j < c->nk && !c->outside_ok; j++)
+		if (k[j] < c->k_lo[j] || k[j] > c->k_hi[j])
+			return -1;
 	for (size_t i = 0; i < c->nslots; i++) {
 		const struct slot *sl = &c->slots[i];
 		__int128 e = exact_value(sl, k[sl->j]);

@@ -29,25 +29,32 @@
  *
  * What keeps a copy correct: the probes' code is right for the copy's constants when gcc
  * would have made the same decisions for them. Besides fitting, the module checks:
+ *  - range: each constant of a copy must lie between its smallest and largest probe value.
+ *    gcc decides things from values that no slot shows (value range propagation dropped
+ *    the `& 4095` of `(K + hour) & 4095` when K + 23 < 4096 in all probes; the copy with
+ *    K = 4092 then wrote past the dense array). Such a decision is a threshold on K: when
+ *    probes at both ends of K's range got the same code, every K between them gets it.
  *  - classes: each value's sign, |v| < 128, fits int32, fits uint32, is 0/1/-1, is a power
  *    of two, is 2^n-1 (of the value as written and of the exact s * k + d), and whether the
  *    exact value fits the slot's W bits; every class all three probes shared must hold for
  *    a copy. Displacements are checked for range only: any signed 32-bit offset encodes in
  *    the same instruction and gcc's -O2 address costs ignore it (checking imm8 and the rest
- *    there refused 10-25% of the copies of README-style test templates for nothing).
+ *    there refused 10-25% of the copies of README-style test templates with random probes).
  *  - order: the order of two cmp immediates compared with the same operand text (switch
  *    case trees, implied compares).
  *  - overlap: two accesses off the same address registers, one of them a store and not
  *    both adds to memory (FL_YIELD's, which commute), that were at least 8 bytes apart in
  *    every probe must stay so (gcc forwards values past stores it proved distinct).
- *  - use: every constant that differs between the probes must drive some slot; a constant
+ *  - use: every constant must differ between the probes and drive some slot; a constant
  *    gcc folded away (dead code, an implied compare) makes the fit fail.
  *
- * Choosing probe constants: give every constant a different value in each probe, drawn as
- * copies are drawn (no 0, +-1, powers of two, 2^n-1). A class or order the three probes
- * happen to share is enforced on every copy, so spreading the probes over a constant's
- * range (one near each end) lowers the share of copies refused; where the spread makes
- * gcc's code differ, the variant cannot be cloned and is compiled from C.
+ * Choosing probe constants (the range check makes this necessary): probe 0 takes every
+ * constant at the low end of its range, probe 1 at the high end (the extreme values a copy
+ * can draw: odd where asked, no 0, +-1, powers of two, 2^n-1), probe 2 a normal draw that
+ * differs from both. Copies are then refused only for classes (a power of two drawn
+ * inside the range), orders and overlaps; where the ends make gcc's code differ, the fit
+ * fails and the variant is compiled from C. Probes drawn at random leave most copies
+ * outside their range: nearly all are refused.
  */
 #ifndef ASM_CLONE_H
 #define ASM_CLONE_H
@@ -64,19 +71,34 @@ struct asm_clone; /* a fitted variant: probe assembly as literal text + integer 
  * probes must be explained by exactly one rule value = s * k[j] + d (mod 2^W), 0 < |s| <=
  * 65536; positions equal in all probes are literal text. Returns NULL and writes a one-line
  * reason into err (what differed, probe line number) when the probes differ in anything else,
- * a slot has no rule or more than one, or a differing constant drives no slot: the caller
- * then compiles the variant's copies from C. Takes about 0.1 ms for a 100-line function. */
+ * a slot has no rule or more than one, or a constant is the same in all probes or drives no
+ * slot: the caller then compiles the variant's copies from C. About 0.1 ms for a 100-line
+ * function. */
 struct asm_clone *asm_clone_fit(const char *const asm_text[3], const char *const probe_name[3],
                                 const int64_t *const k[3], size_t nk, char *err, size_t errlen);
 
 /* Append one copy to out: the function renamed to name, local labels and symbols tagged with
  * label_tag (unique within a shard, [A-Za-z0-9_]), every slot set to s * k[j] + d, file-level
  * lines dropped; the function stays local. k has the nk entries given to the fit. Returns 0,
- * or -1 with out untouched when a value is unsafe: a class, order or overlap the probes all
- * shared does not hold (see above), or it does not fit the signed 32 bits the instruction
- * encodes (anything but movabs and .quad). The caller then compiles that copy from C. */
+ * or -1 with out untouched when a value is unsafe: a constant lies outside the probes'
+ * range, or a class, order or overlap the probes all shared does not hold (see above), or a
+ * value does not fit the signed 32 bits the instruction encodes (anything but movabs and
+ * .quad). The caller then compiles that copy from C. */
 int asm_clone_emit(const struct asm_clone *c, const char *name, const char *label_tag,
                    const int64_t *k, struct buf *out);
+
+/* Addition to the planned API: allow (1) or forbid (0, the default) copies whose constants
+ * lie outside the probes' range. Only for a caller that checks its copies some other way
+ * (compiling a sample from C and comparing): on the README patterns with probes drawn at
+ * random, about 1 copy in 9000 computed a wrong result without the range check. */
+void asm_clone_allow_outside_range(struct asm_clone *c, int allow);
+
+/* The same over np probes (3..8): every probe's token stream must line up with probe 0's,
+ * and every rule must predict every probe, so extra probes settle slots three probes leave
+ * ambiguous, widen the classes copies may take, and widen each constant's range. */
+struct asm_clone *asm_clone_fit_n(const char *const *asm_text, const char *const *probe_name,
+                                  const int64_t *const *k, int np, size_t nk, char *err,
+                                  size_t errlen);
 
 size_t asm_clone_nslots(const struct asm_clone *c);   /* integer slots found */
 void asm_clone_free(struct asm_clone *c);

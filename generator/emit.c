@@ -174,7 +174,8 @@ void emit_c_shards(const struct gen *g, int nshards)
 	free(jobs);
 }
 
-#define NPROBES 3
+/* Probes per variant in --mode asm: configure writes one compile edge per probe. */
+#define NPROBES 6
 
 static void probe_path(struct buf *b, const char *dir, const struct variant *v, int i,
 		       const char *ext)
@@ -267,9 +268,18 @@ void emit_registry(const struct gen *g)
 
 /* ---- Assembly cloning ---- */
 
+/* A variant is probed NPROBES times; any three probes whose assembly lines up can serve as
+ * a clone template. gcc's code for a variant can take more than one shape depending on the
+ * constants (register choice, a branch layout), so up to MAX_FITS templates are kept, each
+ * from three probes that line up, and a copy is cloned from the first template whose checks
+ * (value classes, orders, overlaps: asm_clone.h) its constants pass. */
+#define MAX_FITS 3
+
 struct fitted {
-	struct asm_clone *ac;    /* NULL when the probes could not be fitted */
-	char *reason;            /* why not */
+	struct asm_clone *ac[MAX_FITS]; /* templates; ac[0] NULL when no three probes line up */
+	int nfits;
+	int ends;                /* the first template spans the hull: probes 0 and 1 in it */
+	char *reason;            /* why the first triple did not line up */
 	size_t probe_bytes;      /* size of probe 0's assembly: the weight of one copy */
 };
 
@@ -280,7 +290,6 @@ static struct fitted fit_variant(const struct gen *g, const struct variant *v, c
 	char *text[NPROBES] = {0};
 	int64_t *k[NPROBES];
 	char names[NPROBES][64];
-	const char *namep[NPROBES];
 	char err[512];
 
 	for (int i = 0; i < NPROBES; i++) {
@@ -291,19 +300,57 @@ static struct fitted fit_variant(const struct gen *g, const struct variant *v, c
 		k[i] = xmalloc(((size_t)v->sk.nconsts + 1) * sizeof(int64_t));
 		expand_draw(v, &g->gp, EXPAND_PROBE + (uint32_t)i, k[i]);
 		expand_symbol(v, EXPAND_PROBE + (uint32_t)i, names[i], sizeof(names[i]));
-		namep[i] = names[i];
 	}
 	f.probe_bytes = strlen(text[0]);
-	f.ac = asm_clone_fit((const char *const *)text, namep, (const int64_t *const *)k,
-			     (size_t)v->sk.nconsts, err, sizeof(err));
-	if (!f.ac)
-		f.reason = xstrdup(err);
+	/* Subsets of the probes, largest first: the more probes a template lines up, the fewer
+	 * slots are ambiguous and the wider the range its copies may take. A subset is tried
+	 * only if it holds a probe no accepted template holds, so each further template covers
+	 * constants the earlier ones do not (gcc giving the ends of a range another shape). */
+	int covered = 0;
+	for (int size = NPROBES; size >= 3 && f.nfits < MAX_FITS; size--) {
+		for (int set = 0; set < (1 << NPROBES) && f.nfits < MAX_FITS; set++) {
+			if (__builtin_popcount((unsigned)set) != size || !(set & ~covered))
+				continue;
+			const char *tn[NPROBES], *nn[NPROBES];
+			const int64_t *kn[NPROBES];
+			int np = 0;
+			for (int i = 0; i < NPROBES; i++)
+				if (set & (1 << i)) {
+					tn[np] = text[i];
+					nn[np] = names[i];
+					kn[np++] = k[i];
+				}
+			struct asm_clone *ac = asm_clone_fit_n(tn, nn, kn, np, (size_t)v->sk.nconsts,
+							       err, sizeof(err));
+			if (!ac) {
+				if (!f.reason)
+					f.reason = xstrdup(err);
+				continue;
+			}
+			f.ends |= f.nfits == 0 && (set & 3) == 3;
+			f.ac[f.nfits++] = ac;
+			covered |= set;
+			if (covered == (1 << NPROBES) - 1)
+				goto done;
+		}
+	}
+done:
 	for (int i = 0; i < NPROBES; i++) {
 		free(text[i]);
 		free(k[i]);
 	}
 	buf_free(&path);
 	return f;
+}
+
+/* Clone one copy from the first template that accepts its constants. */
+static int clone_copy(const struct fitted *f, const char *name, const char *tag, const int64_t *k,
+		      struct buf *out)
+{
+	for (int i = 0; i < f->nfits; i++)
+		if (asm_clone_emit(f->ac[i], name, tag, k, out) == 0)
+			return 0;
+	return -1;
 }
 
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
@@ -317,15 +364,17 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 		nv += g->ps[p]->variants;
 	/* Fit every variant: every part needs all weights to agree on the shard split. */
 	struct fitted **fits = xcalloc((size_t)g->np, sizeof(*fits));
-	int nfitted = 0;
+	int nfitted = 0, nmulti = 0, nends = 0;
 	size_t slots = 0;
 	for (int p = 0; p < g->np; p++) {
 		fits[p] = xcalloc((size_t)g->ps[p]->variants, sizeof(**fits));
 		for (int v = 0; v < g->ps[p]->variants; v++) {
 			fits[p][v] = fit_variant(g, &g->vs[p][v], probes_s_dir);
-			if (fits[p][v].ac) {
+			if (fits[p][v].nfits) {
 				nfitted++;
-				slots += asm_clone_nslots(fits[p][v].ac);
+				nmulti += fits[p][v].nfits > 1;
+				nends += fits[p][v].ends;
+				slots += asm_clone_nslots(fits[p][v].ac[0]);
 			}
 		}
 	}
@@ -364,12 +413,12 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 			}
 			expand_draw(v, &g->gp, jobs[i].copy, k);
 			snprintf(ltag, sizeof(ltag), "f%u", tag++);
-			if (f->ac && asm_clone_emit(f->ac, name, ltag, k, &b) == 0) {
+			if (clone_copy(f, name, ltag, k, &b) == 0) {
 				buf_printf(&table, "\t.quad %s\n\t.value %d, %d\n\t.long %u\n", name,
 					   v->p->index, v->index, jobs[i].copy);
 				ncloned++;
 			} else {
-				nunsafe += f->ac != NULL;
+				nunsafe += f->nfits > 0;
 				fb = xrealloc(fb, (nfb + 1) * sizeof(*fb));
 				fb[nfb++] = jobs[i];
 			}
@@ -406,11 +455,21 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	json_object_set_new(rep, "parts", json_integer(parts));
 	json_object_set_new(rep, "variants", json_integer(nv));
 	json_object_set_new(rep, "variants_fitted", json_integer(nfitted));
+	json_object_set_new(rep, "variants_with_several_templates", json_integer(nmulti));
+	json_object_set_new(rep, "probes_per_variant", json_integer(NPROBES));
+	json_object_set_new(rep, "variants_fitted_on_end_probes", json_integer(nends));
+	json_t *refused = json_object();
+	for (size_t i = 0; i < nfb; i++) {
+		const char *id = fb[i].v->p->id;
+		json_t *n = json_object_get(refused, id);
+		json_object_set_new(refused, id, json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	json_object_set_new(rep, "copies_from_c_by_pattern", refused);
 	json_object_set_new(rep, "slots", json_integer((json_int_t)slots));
 	json_t *failed = json_array();
 	for (int p = 0; p < g->np; p++)
 		for (int v = 0; v < g->ps[p]->variants; v++)
-			if (!fits[p][v].ac) {
+			if (!fits[p][v].nfits) {
 				json_t *o = json_object();
 				json_object_set_new(o, "pattern", json_string(g->ps[p]->id));
 				json_object_set_new(o, "variant", json_integer(v));
@@ -432,8 +491,8 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 
 	for (int p = 0; p < g->np; p++) {
 		for (int v = 0; v < g->ps[p]->variants; v++) {
-			if (fits[p][v].ac)
-				asm_clone_free(fits[p][v].ac);
+			for (int i = 0; i < fits[p][v].nfits; i++)
+				asm_clone_free(fits[p][v].ac[i]);
 			free(fits[p][v].reason);
 		}
 		free(fits[p]);

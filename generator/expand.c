@@ -50,21 +50,90 @@ static int is_special(int64_t v)
 /* Draw from spec with stream key: uniform in [lo, hi], odd if asked, avoiding 0, +-1, powers
  * of two and 2^k-1 when the range is wide enough that the compiler could otherwise pick
  * different instructions for different copies. */
-static int64_t draw(const struct cspec *c, uint64_t key)
+static int64_t draw_range(int64_t lo, int64_t hi, int odd, uint64_t key)
 {
-	uint64_t span = (uint64_t)(c->hi - c->lo) + 1;
+	uint64_t span = (uint64_t)(hi - lo) + 1;
 	int avoid = span >= 64;
-	int64_t v = c->lo;
+	int64_t v = lo;
 
 	for (uint64_t attempt = 0; attempt < 64; attempt++) {
 		uint64_t x = mix64(key + attempt * 0x632BE59BD9B4E019ull);
-		v = span ? c->lo + (int64_t)(x % span) : (int64_t)x;
-		if (c->odd && !(v & 1))
-			v = v + 1 <= c->hi ? v + 1 : v - 1;
+		v = span ? lo + (int64_t)(x % span) : (int64_t)x;
+		if (odd && !(v & 1))
+			v = v + 1 <= hi ? v + 1 : v - 1;
 		if (!avoid || !is_special(v))
 			break;
 	}
 	return v;
+}
+
+/* A per-copy draw: from the probe hull [plo, phi] (see set_hulls). */
+static int64_t draw(const struct cspec *c, uint64_t key)
+{
+	return draw_range(c->plo, c->phi, c->odd, key);
+}
+
+static int acceptable(int64_t v, int odd, int avoid)
+{
+	return (!odd || (v & 1)) && (!avoid || !is_special(v));
+}
+
+/* Probe hulls. The assembly cloner may only reuse a probe's code for constants inside the
+ * range its probes spanned (gcc decides things from value ranges: a mask it proved
+ * redundant for the probes' constants is redundant for any constant between them, not
+ * outside). So copies draw from [plo, phi], and probes 0 and 1 put every constant at one
+ * end or the other. The hull is the middle half of the template's range (gcc's decisions
+ * change near a range's ends: a compare that can no longer fail, a mask it proves
+ * redundant, values like 2^n+1), less a seeded jitter of up to 1/16 of the range at each
+ * end, moved to non-special values. The jitter matters: templates give neighbouring uses
+ * ranges that are shifted copies of each other (slot bands), and without it two constants
+ * would keep the same difference in both end probes, so that an immediate derived from one
+ * would fit the other too (an ambiguous slot). Constants that share a range are also
+ * staggered by 2 per use, so no two sit on the same value in the end probes (equal values
+ * let gcc merge two loads, and the probes would no longer line up). */
+#define NARROW_SPAN 65536
+
+/* Whether v is already an end of one of the narrow constants before j. */
+static int end_taken(const struct cspec *cs, int j, int64_t v)
+{
+	for (int i = 0; i < j; i++)
+		if ((uint64_t)(cs[i].hi - cs[i].lo) < NARROW_SPAN && (cs[i].plo == v || cs[i].phi == v))
+			return 1;
+	return 0;
+}
+
+static void set_hulls(struct cspec *cs, int n, uint64_t key)
+{
+	for (int j = 0; j < n; j++) {
+		struct cspec *c = &cs[j];
+		uint64_t span = (uint64_t)(c->hi - c->lo) + 1;
+		int avoid = span >= 64;
+		int64_t margin = (int64_t)(span / 4);
+		int rank = 0;
+		for (int i = 0; i < j; i++)
+			rank += cs[i].lo == c->lo && cs[i].hi == c->hi && cs[i].odd == c->odd;
+		uint64_t jit = 1;
+		int64_t u = (int64_t)(mix64(key + 2 * (uint64_t)j) % jit);
+		int64_t w = (int64_t)(mix64(key + 2 * (uint64_t)j + 1) % jit);
+		int64_t lo = c->lo + margin + u + 2 * (int64_t)rank;
+		int64_t hi = c->hi - margin - w - 2 * (int64_t)rank;
+		if (lo >= hi) {
+			lo = c->lo + margin;
+			hi = c->hi - margin;
+		}
+		/* End values are also kept apart from every earlier narrow constant's ends: two
+		 * uses with different ranges (a story word read twice) must not meet either. */
+		while (lo <= hi && (!acceptable(lo, c->odd, avoid) || (span <= NARROW_SPAN && end_taken(cs, j, lo))))
+			lo++;
+		while (hi >= lo && (!acceptable(hi, c->odd, avoid) || (span <= NARROW_SPAN && end_taken(cs, j, hi))))
+			hi--;
+		if (lo > hi) {
+			lo = c->lo;
+			hi = c->hi;
+		}
+		c->plo = lo;
+		c->phi = hi;
+	}
 }
 
 int expand_format_const(int64_t v, char *out)
@@ -141,7 +210,7 @@ static void add_const(struct expander *x, int64_t lo, int64_t hi, int odd, int l
 		fatal("%s:%d: variant %d: $K(%" PRId64 ", %" PRId64 ", odd) has no odd value",
 		      x->p->path, line, x->variant, lo, hi);
 	x->consts = xrealloc(x->consts, (size_t)(x->nconsts + 1) * sizeof(*x->consts));
-	x->consts[x->nconsts] = (struct cspec){lo, hi, odd};
+	x->consts[x->nconsts] = (struct cspec){lo, hi, odd, lo, hi};
 	add_slot(x, x->nconsts++);
 }
 
@@ -181,13 +250,13 @@ static void expand_nodes(struct expander *x, const struct node *nodes, int n, co
 					break;
 				case PART_S: {
 					struct cspec c = {eval_at(x, pt->e, &b.sc, nd->line),
-							  eval_at(x, pt->hi, &b.sc, nd->line), 0};
+							  eval_at(x, pt->hi, &b.sc, nd->line), 0, 0, 0};
 					if (c.lo > c.hi)
 						fatal("%s:%d: variant %d: $S range is empty", x->p->path,
 						      nd->line, x->variant);
 					uint64_t key = stream_key(x->gp->seed, x->p, x->variant,
 								  0xFFFFFFFFull, 0x53000000ull + (uint64_t)x->nstatic++);
-					expand_format_const(draw(&c, key), num);
+					expand_format_const(draw_range(c.lo, c.hi, 0, key), num);
 					buf_puts(&x->text, num);
 					break;
 				}
@@ -268,6 +337,7 @@ static void build_skel(struct variant *v, const struct gen_params *gp)
 	v->sk.len = x.text.len;
 	v->sk.slots = x.slots;
 	v->sk.nslots = x.nslots;
+	set_hulls(x.consts, x.nconsts, stream_key(gp->seed, p, v->index, EXPAND_PROBE, 0x4855ull));
 	v->sk.consts = x.consts;
 	v->sk.nconsts = x.nconsts;
 	v->sk.lines = x.lines;
@@ -343,12 +413,11 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
 /* Narrow ranges (story word indices, slots) are where two draws of one copy collide; the
  * compiler then merges the two loads or stores and that copy's code takes another shape
  * than its siblings'. So within a copy, a draw from a narrow range that repeats an earlier
- * draw from the same range is drawn again (a small open-addressing set of values). */
-#define NARROW_SPAN 65536
-
-static uint64_t draw_key(const struct cspec *c, int64_t v)
+ * narrow draw (of any range: a story word index read by two uses with different ranges) is
+ * drawn again (a small open-addressing set of values). */
+static uint64_t draw_key(int64_t v)
 {
-	return mix64((uint64_t)c->lo * 31 + (uint64_t)c->hi * 7 + (uint64_t)c->odd) ^ (uint64_t)v;
+	return mix64((uint64_t)v);
 }
 
 void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t copy, int64_t *out)
@@ -360,14 +429,27 @@ void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t 
 	uint64_t small[64], *seen = cap <= 64 ? small : xmalloc(cap * sizeof(*seen));
 
 	memset(seen, 0, cap * sizeof(*seen));
+	if (copy == EXPAND_PROBE || copy == EXPAND_PROBE + 1) {
+		/* The end probes: each constant at one end of its hull, the other probe at the
+		 * other end, sides mixed so that no probe has every constant low. */
+		uint64_t side = stream_key(gp->seed, v->p, v->index, EXPAND_PROBE, 0x51444500ull);
+		for (int j = 0; j < v->sk.nconsts; j++) {
+			const struct cspec *c = &v->sk.consts[j];
+			int low = (int)(mix64(side ^ (uint64_t)j) & 1);
+			out[j] = (low ^ (copy == EXPAND_PROBE + 1)) ? c->plo : c->phi;
+		}
+		if (seen != small)
+			free(seen);
+		return;
+	}
 	for (int j = 0; j < v->sk.nconsts; j++) {
 		const struct cspec *c = &v->sk.consts[j];
-		uint64_t span = (uint64_t)(c->hi - c->lo) + 1;
+		uint64_t span = (uint64_t)(c->phi - c->plo) + 1;
 		int64_t x = draw(c, mix64(base + (uint64_t)j));
 		if (span <= NARROW_SPAN && span > 1) {
 			/* Up to 8 redraws: a range narrower than its uses must repeat values. */
 			for (uint64_t again = 1; again <= 8; again++) {
-				uint64_t key = draw_key(c, x) | 1, h = key & (cap - 1);
+				uint64_t key = draw_key(x) | 1, h = key & (cap - 1);
 				while (seen[h] && seen[h] != key)
 					h = (h + 1) & (cap - 1);
 				if (!seen[h]) {

@@ -8,8 +8,9 @@ struct pattern;
 
 /* A per-copy constant's range. */
 struct cspec {
-	int64_t lo, hi;  /* inclusive */
-	int odd;         /* odd values only */
+	int64_t lo, hi;    /* the template's range, inclusive */
+	int odd;           /* odd values only */
+	int64_t plo, phi;  /* the range copies are drawn from: probes 0 and 1 sit at its ends */
 };
 
 /* Where rendered text gets a per-copy value: the function name or constant j. */

@@ -138,6 +138,11 @@ void manifest_merge_clone(const char *manifest_in, char *const *reports, int nre
 			json_object_set(clone, "variants_not_fitted",
 					json_object_get(r, "variants_not_fitted"));
 			json_object_set(clone, "slots", json_object_get(r, "slots"));
+			json_object_set(clone, "variants_with_several_templates",
+					json_object_get(r, "variants_with_several_templates"));
+			json_object_set(clone, "probes_per_variant", json_object_get(r, "probes_per_variant"));
+			json_object_set(clone, "variants_fitted_on_end_probes",
+					json_object_get(r, "variants_fitted_on_end_probes"));
 		}
 		json_object_del(r, "variants_not_fitted");
 		json_array_append_new(parts, r);

@@ -12,7 +12,9 @@
 @# Constants sit in disjoint bands so no two sites can alias in any copy (the compiler would
 @# merge them in some copies only, and the copies' code shapes would differ): dense slots in
 @# 64-slot bands, one per yield site; a base added to a runtime index is >= 130 and never wraps.
-@# Story words: w 1-63, target 64-127, ids 130.., timestamps 171..
+@# Story words: w 1-63, target 64-127, ids 130.., timestamps 171.. The table is walked
+@# downwards while the ids go up, so gcc cannot fold both bases into one induction
+@# variable (a displacement made of two constants, which the cloner cannot fit).
 	uint32_t w = fl_mix32(FL_W(ctx, $K(1, 63)) ^ $K(65536, 1073741823));
 @if src == 0
 	uint32_t target = (FL_W(ctx, $K(64, 127)) ^ w) & {{idmask}}u;
@@ -34,7 +36,7 @@
 			pos = i;
 			break;
 		}
-		if (id > FL_T(ctx, $K(260, 4095 - scan) + i)) {
+		if (id > FL_T(ctx, $K(260 + scan, 4095) - i)) {
 			FL_YIELD(ctx, $K(130, 189), id >> 24);
 			nnew++;
 		}

@@ -23,7 +23,7 @@
 		live++;
 		for (j = 0; j < {{trips}}u; j++) {
 			if (s->val[j] > user[j])
-				FL_YIELD(ctx, $K(130, 189 - trips) + j, ((uint64_t)s->val[j] * FL_T(ctx, $K(260, 4095 - trips) + j)) >> 40);
+				FL_YIELD(ctx, $K(130, 189 - trips) + j, ((uint64_t)s->val[j] * FL_T(ctx, $K(260 + trips, 4095) - j)) >> 40);
 			else
 				sum += s->val[j] >> 4;
 		}

@@ -71,10 +71,11 @@ static char *fixture(const char *name, const char *lp, const char *ls, const int
 
 #define FIX_NK 7
 
-/* Probe constant vectors for the fixture: every constant differs between probes. */
+/* Probe constant vectors for the fixture: every constant differs between probes. Copies
+ * are accepted between each constant's smallest and largest probe value. */
 static const int64_t fix_k[3][FIX_NK] = {
-	{5001, 300, 11, 3000000000LL, (INT64_C(1) << 40) + 12345, 70000, 131},
-	{7003, 4242, 29, 2500000011LL, (INT64_C(3) << 41) + 999, 80001, 170},
+	{100, 300, 11, 3000000000LL, (INT64_C(1) << 40) + 12345, 70000, 131},
+	{4000000, 4242, 29, 2500000011LL, (INT64_C(3) << 41) + 999, 200000, 170},
 	{12345, 777, 97, 4000000007LL, (INT64_C(5) << 39) + 77, 123457, 201},
 };
 
@@ -216,8 +217,8 @@ static void test_02_emit_reproduces_probes(void **state)
 		assert_string_equal(out.p, want);
 		free(want);
 	}
-	const int64_t fresh[FIX_NK] = {9999, 5555, 77, 3333333333LL, (INT64_C(7) << 40) + 3,
-	                               99999, 250};
+	const int64_t fresh[FIX_NK] = {9999, 555, 77, 3333333333LL, (INT64_C(5) << 40) + 3,
+	                               99999, 150};
 	buf_reset(&out);
 	assert_int_equal(asm_clone_emit(c, "fl_x", "f17", fresh, &out), 0);
 	char *want = fixture("fl_x", "f17_", ".f17", fresh, 0);
@@ -395,7 +396,21 @@ static void expect_unsafe(const struct asm_clone *c, const int64_t *k, const cha
 	buf_free(&out);
 }
 
-/* Values that change class or overflow their encoding, and cmp orders that flip: -1. */
+/* Emit the fixture with fix_k[2] but constant j set to v; returns emit's result. */
+static int emit_with(const struct asm_clone *c, size_t j, int64_t v)
+{
+	int64_t k[FIX_NK];
+	struct buf out = {0};
+
+	memcpy(k, fix_k[2], sizeof(k));
+	k[j] = v;
+	int rc = asm_clone_emit(c, "x", "t", k, &out);
+	buf_free(&out);
+	return rc;
+}
+
+/* Constants outside the probes' range, values that change class inside it, cmp orders that
+ * flip: -1, with out untouched. */
 static void test_08_unsafe_values(void **state)
 {
 	(void)state;
@@ -407,33 +422,28 @@ static void test_08_unsafe_values(void **state)
 	struct asm_clone *c = fix_fit(&f, FIX_NK, err, sizeof(err));
 	if (!c)
 		fail_msg("fit failed: %s", err);
-	memcpy(k, fix_k[0], sizeof(k));
-	k[0] = 1;                      /* cmpl $0: gcc would write test */
-	expect_unsafe(c, k, "cmpl $0");
-	memcpy(k, fix_k[0], sizeof(k));
+	memcpy(k, fix_k[2], sizeof(k));
+	k[0] = 99;                     /* below every probe's threshold */
+	expect_unsafe(c, k, "a threshold below the probes' range");
+	assert_int_equal(emit_with(c, 0, 100), 0);        /* the ends of the range are fine */
+	assert_int_equal(emit_with(c, 0, 4000000), 0);
+	assert_int_equal(emit_with(c, 0, 4000001), -1);
+	asm_clone_allow_outside_range(c, 1);              /* the caller's choice */
+	assert_int_equal(emit_with(c, 0, 4000001), 0);
+	assert_int_equal(emit_with(c, 0, 1), -1);         /* cmpl $0: still a class change */
+	asm_clone_allow_outside_range(c, 0);
+	assert_int_equal(emit_with(c, 6, 456), -1);       /* cmpb: 456 is not a byte */
+	assert_int_equal(emit_with(c, 3, INT64_C(5000000000)), -1);   /* a 33-bit salt */
 	k[0] = 129;                    /* cmpl $128: a power of two */
 	expect_unsafe(c, k, "cmpl $128");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[1] = -5000;                  /* andl $4999: the sign changes */
-	expect_unsafe(c, k, "andl with a positive mask");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[2] = INT64_C(1) << 29;       /* displacement 2^32: does not fit 32 bits */
-	expect_unsafe(c, k, "a 2^32 displacement");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[6] = 100;                    /* cmpb $100: positive where the probes were negative */
-	expect_unsafe(c, k, "cmpb $100");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[6] = 456;                    /* cmpb $-56: the sign matches, but 456 is not a byte */
-	expect_unsafe(c, k, "cmpb with a 9-bit constant");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[3] = INT64_C(5000000000);    /* xorl: fits 32 bits modulo 2^32, but not as a value */
-	expect_unsafe(c, k, "a 33-bit salt");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[4] = INT64_C(1) << 62;       /* .quad 3*2^62+100 wraps 64 bits */
-	expect_unsafe(c, k, "a .quad that wraps");
-	memcpy(k, fix_k[0], sizeof(k));
-	k[5] = 3;                      /* .long 3 in place of ~100000: leaves imm8 class */
-	expect_unsafe(c, k, ".long 3");
+	k[0] = 16384;                  /* cmpl $16383: 2^n-1 */
+	expect_unsafe(c, k, "cmpl $16383");
+	assert_int_equal(emit_with(c, 0, 16386), 0);
+	memcpy(k, fix_k[2], sizeof(k));
+	k[5] = 131072;                 /* .long 2^17 */
+	expect_unsafe(c, k, ".long 131072");
+	assert_int_equal(emit_with(c, 5, 131071), -1);
+	assert_int_equal(emit_with(c, 5, 131070), 0);
 	asm_clone_free(c);
 	fix_done(&f);
 
@@ -454,12 +464,12 @@ static void test_08_unsafe_values(void **state)
 	c = asm_clone_fit(texts, names, kp, 2, err, sizeof(err));
 	if (!c)
 		fail_msg("fit failed: %s", err);
-	const int64_t flipped[2] = {1700, 1600};
+	const int64_t flipped[2] = {1500, 1250};
 	expect_unsafe(c, flipped, "case labels in the other order");
-	const int64_t kept[2] = {1600, 1700};
+	const int64_t kept[2] = {1300, 1700};
 	struct buf out = {0};
 	assert_int_equal(asm_clone_emit(c, "g", "u", kept, &out), 0);
-	assert_non_null(strstr(out.p, "\tcmpl\t$1600, %edi\n\tje\t.Lu_2\n\tcmpl\t$1700, %edi\n"));
+	assert_non_null(strstr(out.p, "\tcmpl\t$1300, %edi\n\tje\t.Lu_2\n\tcmpl\t$1700, %edi\n"));
 	buf_free(&out);
 	asm_clone_free(c);
 
@@ -477,11 +487,12 @@ static void test_08_unsafe_values(void **state)
 	asm_clone_free(c);
 }
 
-/* Fit the two-line function body fmt (a printf format taking two ints) on probes where
- * the displacements are 4*k apart by at least 40 bytes. */
+/* Fit the function body fmt (a printf format taking two ints, 4 * k[0] and 4 * k[1]) on
+ * probes where the two displacements are at least 80 bytes apart; k[0] and k[1] may range
+ * over [-20, 1000]. */
 static struct asm_clone *fit_two(const char *fmt)
 {
-	static const int64_t pk[3][2] = {{100, 200}, {310, 170}, {47, 77}};
+	static const int64_t pk[3][2] = {{-20, 1000}, {1000, -20}, {47, 77}};
 	char text[3][512], body[256], err[256];
 	const char *texts[3], *names[3] = {"f0", "f1", "f2"};
 	const int64_t *kp[3];
@@ -511,8 +522,8 @@ static int emit_two(const struct asm_clone *c, int64_t k0, int64_t k1)
 }
 
 /* A store and a load off the same registers were apart in every probe: a copy where they
- * overlap is refused (gcc may have forwarded a value past the store); two loads may
- * overlap; a displacement may change class freely within 32 bits. */
+ * overlap is refused (gcc may have forwarded a value past the store); two loads or two
+ * adds may overlap; a displacement may change class freely. */
 static void test_09_overlapping_accesses(void **state)
 {
 	(void)state;
@@ -522,9 +533,9 @@ static void test_09_overlapping_accesses(void **state)
 	assert_int_equal(emit_two(c, 50, 51), -1);
 	assert_int_equal(emit_two(c, 51, 50), -1);
 	assert_int_equal(emit_two(c, 50, 52), 0);
-	assert_int_equal(emit_two(c, 3, 0), 0);   /* 12(%rdi) and (%rdi): imm8, zero */
-	assert_int_equal(emit_two(c, -2, 9), 0);  /* a negative displacement */
-	assert_int_equal(emit_two(c, INT64_C(1) << 29, 9), -1);   /* 2^31 does not fit */
+	assert_int_equal(emit_two(c, 3, 200), 0);  /* 12(%rdi): imm8 where the probes had not */
+	assert_int_equal(emit_two(c, 0, 200), 0);  /* 0(%rdi) */
+	assert_int_equal(emit_two(c, -2, 9), 0);   /* a negative displacement */
 	asm_clone_free(c);
 
 	/* a store to (%rdi) (no displacement) and a store off %rdi */
@@ -551,8 +562,8 @@ static void test_09_overlapping_accesses(void **state)
 
 /* ---- 10: more refusals at fit time ---- */
 
-/* Fit refuses: an unused varying constant, a constant that never varies, debug info, an
- * exported symbol, a wrong name. */
+/* Fit refuses: an unused varying constant, debug info, an exported symbol, a wrong name;
+ * a constant that never varies is accepted and pinned. */
 static void test_10_fit_refusals(void **state)
 {
 	(void)state;
@@ -571,15 +582,25 @@ static void test_10_fit_refusals(void **state)
 	assert_non_null(strstr(err, "k[7]"));
 	fix_done(&f);
 
-	fix_init(&f);   /* a constant with one value in every probe */
+	/* A constant with one value in every probe fits (its uses are literal text), and the
+	 * range check then holds every copy to that value. */
+	fix_init(&f);
 	for (int i = 0; i < 3; i++) {
 		memcpy(kk[i], fix_k[i], sizeof(fix_k[i]));
 		kk[i][FIX_NK] = 1234;
 		f.k[i] = kk[i];
 	}
-	assert_null(fix_fit(&f, FIX_NK + 1, err, sizeof(err)));
-	print_message("reason: %s\n", err);
-	assert_non_null(strstr(err, "k[7] is 1234 in all three probes"));
+	struct asm_clone *fixed = fix_fit(&f, FIX_NK + 1, err, sizeof(err));
+	assert_non_null(fixed);
+	int64_t kc[FIX_NK + 1];
+	memcpy(kc, fix_k[0], sizeof(fix_k[0]));
+	kc[FIX_NK] = 1234;
+	struct buf out = {0};
+	assert_int_equal(asm_clone_emit(fixed, "fl_copy", "t1", kc, &out), 0);
+	kc[FIX_NK] = 1235;
+	assert_int_equal(asm_clone_emit(fixed, "fl_copy", "t2", kc, &out), -1);
+	buf_free(&out);
+	asm_clone_free(fixed);
 	fix_done(&f);
 
 	fix_init(&f);
@@ -650,7 +671,7 @@ static const char e2e_tpl_c[] =
 static const struct { int64_t lo, hi; int odd; } e2e_range[E2E_NK] = {
 	{65536, 1073741823, 0},
 	{40, E2E_STORY - 1, 0},
-	{65537, 2147483647, 1},
+	{100003, 2147483647, 1},   /* not 65537 = 2^16+1: gcc multiplies by shift and add */
 	{2147483648LL + 1000, 4294967295LL - 1000, 0},
 	{100, E2E_DENSE - 1, 0},
 	{1000, 1 << 20, 0},
@@ -748,21 +769,32 @@ static void write_scratch(const char *dir, const char *file, const char *data, s
 	buf_free(&path);
 }
 
-/* Draw three probe constant vectors whose constants all differ between probes, compile the
- * template with each (gcc -O2 -fPIC -S) and fit them. */
+/* The value nearest to from (stepping by step) that a copy can draw from range j. */
+static int64_t e2e_edge(int j, int64_t from, int64_t step)
+{
+	int64_t v = from;
+
+	while ((e2e_range[j].odd && !(v & 1)) || v <= 1 || (v & (v - 1)) == 0 ||
+	       (v & (v + 1)) == 0)
+		v += step;
+	return v;
+}
+
+/* Probe constants as asm_clone.h asks for them: probe 0 at the low end of every range,
+ * probe 1 at the high end, probe 2 drawn like a copy. Compile the template with each
+ * (gcc -O2 -fPIC -S) and fit them. */
 static struct asm_clone *e2e_fit(const char *dir, uint64_t *rng)
 {
 	int64_t pk[3][E2E_NK];
 	char *text[3], name[3][24], err[512];
 	struct buf defs = {0}, path = {0};
 
+	draw_vector(rng, pk[2]);
+	for (int j = 0; j < E2E_NK; j++) {
+		pk[0][j] = e2e_edge(j, e2e_range[j].lo, 1);
+		pk[1][j] = e2e_edge(j, e2e_range[j].hi, -1);
+	}
 	for (int i = 0; i < 3; i++) {
-		draw_vector(rng, pk[i]);
-		for (int j = 0; j < E2E_NK; j++)
-			for (int p = 0; p < i; p++)
-				while (pk[i][j] == pk[p][j])
-					pk[i][j] = draw(rng, e2e_range[j].lo, e2e_range[j].hi,
-					                e2e_range[j].odd);
 		buf_reset(&defs);
 		for (int j = 0; j < E2E_NK; j++)
 			buf_printf(&defs, " -DK%d=%" PRId64 "u", j, pk[i][j]);
@@ -977,8 +1009,9 @@ static int64_t rr_between(uint64_t *rng, int64_t lo, int64_t hi)
 
 /* Fit RR_SLOTS random rules over RR_NK random constants. big: multipliers up to 65536 with
  * 32-bit wraparound; otherwise small multipliers and constants whose values keep their
- * class, so that fresh constants must be accepted. Checks every rule, that each probe is
- * reproduced, and that fresh constants give the values the rules say. */
+ * class, so that fresh constants within the probes' range must be accepted. Checks every
+ * rule, that each probe is reproduced, and that fresh constants give the values the rules
+ * say. */
 static void rr_round(uint64_t *rng, int big)
 {
 	struct rr_rule r[RR_SLOTS];
@@ -1025,8 +1058,14 @@ static void rr_round(uint64_t *rng, int big)
 	}
 	for (int n = 0; n < 20 && !big; n++) {
 		int64_t k[RR_NK];
-		for (int j = 0; j < RR_NK; j++)
-			k[j] = rr_between(rng, 2000, 16000);
+		for (int j = 0; j < RR_NK; j++) {
+			int64_t lo = pk[0][j], hi = pk[0][j];
+			for (int p = 1; p < 3; p++) {
+				lo = pk[p][j] < lo ? pk[p][j] : lo;
+				hi = pk[p][j] > hi ? pk[p][j] : hi;
+			}
+			k[j] = rr_between(rng, lo, hi);
+		}
 		buf_reset(&out);
 		if (asm_clone_emit(c, "x", "t", k, &out) != 0) {
 			assert_true(rr_special(r, k));

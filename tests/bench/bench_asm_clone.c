@@ -1,9 +1,9 @@
 /* bench_asm_clone.c: measure asm_clone_emit throughput (MB/s of assembly written).
  *
  * Compiles three probes of an enum-switch extractor (the shape of patterns/README.md's
- * example, made self-contained) with gcc -O2 -fPIC -S, fits them, then emits copies with
- * random constants into a shard buffer that is reset every 1000 copies, as a shard writer
- * would. Build and run from the repository root:
+ * example, made self-contained) with gcc -O2 -fPIC -S, constants at the low end, the high
+ * end and random, fits them, then emits copies with random constants into a shard buffer
+ * that is reset every 1000 copies, as a shard writer would. Build and run from the repository root:
  *   gcc -O2 -Wall -Wextra -Igenerator tests/bench/bench_asm_clone.c generator/asm_clone.c \
  *       generator/util.c -o /tmp/bench_asm_clone && /tmp/bench_asm_clone [copies]
  */
@@ -39,20 +39,33 @@ static const char tpl[] =
 
 static const struct { int64_t lo, hi; } range[NK] = {
 	{65536, 1073741823}, {40, 255}, {65536, 1073741823}, {0, 4095}, {4096, 65535},
-	{0, 4095}, {65537, 1048575}, {65536, 1073741823}, {0, 4095}, {0, 4095},
+	{0, 4095}, {100003, 1048575}, {65536, 1073741823}, {0, 4095}, {0, 4095},
 	{65536, 1073741823}, {0, 4095},
 };
 
+static int usable(int j, int64_t v)
+{
+	return (j != 6 || (v & 1)) && v > 1 && (v & (v - 1)) != 0 && (v & (v + 1)) != 0;
+}
+
+/* A copy's constant j: uniform in its range, odd for the multiplier (j = 6), no 0, 1,
+ * powers of two or 2^n-1. */
 static int64_t draw(int j)
 {
 	for (;;) {
 		int64_t v = range[j].lo + (int64_t)((uint64_t)rand() % (uint64_t)(range[j].hi -
 		                                                                range[j].lo + 1));
-		if (j == 6)
-			v |= 1;   /* odd multiplier */
-		if (v > 1 && (v & (v - 1)) != 0 && (v & (v + 1)) != 0)
+		if (usable(j, v))
 			return v;
 	}
+}
+
+/* The usable value nearest to from, stepping by step: probes sit at the range ends. */
+static int64_t edge(int j, int64_t from, int64_t step)
+{
+	while (!usable(j, from))
+		from += step;
+	return from;
 }
 
 static double now(void)
@@ -82,7 +95,8 @@ int main(int argc, char **argv)
 		snprintf(names[i], sizeof(names[i]), "probe%d", i);
 		buf_printf(&cmd, "gcc -O2 -fPIC -S -o %s/p%d.s -DNAME=%s", dir, i, names[i]);
 		for (int j = 0; j < NK; j++) {
-			pk[i][j] = draw(j);
+			pk[i][j] = i == 0 ? edge(j, range[j].lo, 1) : i == 1 ? edge(j, range[j].hi, -1) :
+			           draw(j);
 			buf_printf(&cmd, " -DK%d=%" PRId64 "u", j, pk[i][j]);
 		}
 		buf_printf(&cmd, " %s", path.p);
