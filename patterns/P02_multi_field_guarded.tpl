@@ -14,7 +14,7 @@
 	uint32_t sel = FL_W(ctx, $K(0, 255));
 	uint32_t acc = 0;
 	uint32_t nset = 0;
-	if (FL_UNLIKELY(FL_RARE(sel, $K(0, 127)))) {
+	if (FL_UNLIKELY(FL_RARE(sel, $K(128, 255)))) {
 		FL_YIELD(ctx, $K(0, 4095), $K(4096, 65535));
 		return;
 	}
@@ -22,9 +22,9 @@
 	uint32_t x{{f}} = FL_W(ctx, $K(0, 255));
 @if f < guarded
 	if (FL_LIKELY(((present >> {{(f * 5 + 3) % 29}}) & 7u) != 0u &&
-		      (x{{f}} & 0xFFFFFu) > $K(100000, 300000))) {
+		      (x{{f}} & 0xFFFFFu) > $K(100000 + 40000 * f, 130000 + 40000 * f))) {
 		uint32_t t{{f}} = FL_T(ctx, x{{f}} >> {{f + 8}});
-		if ((t{{f}} & 0xFFFFFu) > $K(100000, 400000))
+		if ((t{{f}} & 0xFFFFFu) > $K(500000 + 40000 * f, 530000 + 40000 * f))
 			FL_YIELD(ctx, $K(0, 4095), t{{f}} >> {{12 + f}});
 		FL_YIELD(ctx, $K(0, 4095), x{{f}} & 0xFFFFu);
 		acc += t{{f}} >> 8;
@@ -38,7 +38,7 @@
 @end
 	}
 @else
-	if (FL_LIKELY((x{{f}} & 0xFFFFu) > $K(5000, 30000)))
+	if (FL_LIKELY((x{{f}} & 0xFFFFu) > $K(4000 + 3000 * f, 6000 + 3000 * f)))
 		FL_YIELD(ctx, $K(0, 4095), x{{f}} >> {{8 + f}});
 	if (FL_UNLIKELY(FL_RARE(x{{f}}, sel)))
 		x{{f}} = FL_T(ctx, $K(0, 4095));
@@ -49,7 +49,7 @@
 @if ratio
 	@# Cross-field ratio: x0 over x1, both present (or replaced above).
 	int32_t r = fl_rate_q16(x0 & 0xFFFFu, (x1 & 0xFFFFFu) | 1u);
-	if (r > $K(1000, 60000))
+	if (r > $K(40000, 64000))
 		FL_YIELD(ctx, $K(0, 4095), r);
 	else
 		FL_YIELD(ctx, $K(0, 4095), r >> 4);

@@ -60,7 +60,7 @@
 		found++;
 		uint32_t since = cnt[2];
 		uint32_t wshift;
-		if (since < $K(3600, 300000))
+		if (since < $K(3600, 200000))
 			wshift = 0;
 		else if (since < $K(400000, 2000000))
 			wshift = 1;
@@ -116,14 +116,14 @@
 		FL_YIELD(ctx, $K(0, 4095), (found - misses) * $K(257, 4095, odd));
 	uint32_t slice_max = 0;
 @for s 0 slices
-	if (slice_sum[{{s}}] > $K(50000, 400000))
+	if (slice_sum[{{s}}] > $K(20000 + 60000 * s, 60000 + 60000 * s))
 		FL_YIELD(ctx, $K(0, 4095), slice_sum[{{s}}] >> {{4 + s}});
 	else if (slice_sum[{{s}}] != 0u)
 		FL_YIELD(ctx, $K(0, 4095), slice_sum[{{s}}] ^ $K(65536, 1073741823));
 	if (slice_sum[{{s}}] > slice_max)
 		slice_max = slice_sum[{{s}}];
 @end
-	if (slice_max > $K(100000, 900000))
+	if (slice_max > $K(300000, 700000))
 		FL_YIELD_SPARSE(ctx, $K(65536, 1073741823), slice_max >> 6);
 	else
 		FL_YIELD(ctx, $K(0, 4095), slice_max >> 2);
