@@ -677,6 +677,13 @@ enum {
  * address costs do not look at it; what does matter, overlap with other accesses, is
  * checked separately (struct order, ORD_APART). */
 #define CL_DISP (CL_I32 | CL_I64 | (CL_I32 | CL_I64) << CL_EXACT | CL_FITS | CL_FITU)
+/* Classes a copy may gain when no probe had them. They steer gcc towards special code (a
+ * shift for a power of two, movzbl for 255, an inc for 1), which a copy with such a value
+ * would have got from C; the probes' general instruction (imul, and, add with an
+ * immediate) still computes the same for it. The other way round is refused: code gcc
+ * specialised for a class all probes shared is wrong outside it. Sign and width changes
+ * are never allowed: they change what an unsigned compare or a narrow operand means. */
+#define CL_GAINABLE ((CL_IMM8 | CL_SMALL | CL_POW2 | CL_MASK) * (1u | 1u << CL_EXACT))
 
 /* Class bits of x when it fits 64 bits: the common case, kept cheap for emit. */
 static unsigned class_bits64(int64_t x)
@@ -1520,7 +1527,8 @@ static int slot_values(const struct asm_clone *c, const int64_t *k, int64_t *val
 		const struct slot *sl = &c->slots[i];
 		__int128 e = exact_value(sl, k[sl->j]);
 		int64_t v = sext((uint64_t)e, sl->width);
-		if ((value_class(e, v, sl->width) ^ sl->want) & sl->agree)
+		unsigned cls = value_class(e, v, sl->width);
+		if ((cls ^ sl->want) & sl->agree & ~(CL_GAINABLE & cls & ~sl->want))
 			return -1;
 		if (sl->need32 && (v < INT32_MIN || v > INT32_MAX))
 			return -1;
