@@ -13,8 +13,9 @@ split_fns() { # lib outdir
 	mkdir -p "$2"
 	objdump -d --no-show-raw-insn "$1" | awk -v d="$2" '
 		/^[0-9a-f]+ <fl_P[0-9][0-9]_v[0-9]+_c[0-9]+>:$/ {
+			if (f != "") close(f)
 			name = $2; gsub(/[<>:]/, "", name); f = d "/" name; next }
-		/^$/ { f = "" }
+		/^$/ { if (f != "") close(f); f = "" }
 		f != "" && /^ +[0-9a-f]+:/ {
 			sub(/^ +[0-9a-f]+:[ \t]*/, "")
 			gsub(/<[^>]*>/, "")
