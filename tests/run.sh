@@ -19,7 +19,8 @@ pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
 
 # 1. Unit and library tests (cmocka prints each case).
-for t in test_template test_asm_clone test_helpers test_dispatch test_verify test_library; do
+for t in test_template test_asm_clone test_helpers test_dispatch test_verify test_library \
+	test_wire test_sampler test_corpus test_leaf_compute test_mock; do
 	env=env
 	[ "$t" = test_template ] && env=$genenv
 	if $env FL_BUILDDIR="$build" "$build/tests/$t"; then pass "$t"; else fail "$t"; fi
@@ -97,6 +98,17 @@ if (cd "$build" && eval "\"$src/configure\" $args" >/dev/null) &&
 else
 	fail "reconfigure with the same flags rebuilds nothing" "$(cd "$build" && ninja -n all | head -n 3)"
 fi
+
+# 7. Leaf and mock servers on loopback: integration scenarios (tests/integration/).
+for t in "$src"/tests/integration/*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	if FL_SRCDIR=$src FL_BUILDDIR=$build sh "$t" >"$tmp/$name.log" 2>&1; then
+		pass "integration $name ($(tail -n 1 "$tmp/$name.log"))"
+	else
+		fail "integration $name" "$(tail -n 5 "$tmp/$name.log")"
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,0 +1,27 @@
+/* clock.h: the runtime's clocks, in nanoseconds.
+ *
+ * fl_mono_ns is wall time for latencies (CLOCK_MONOTONIC); fl_wall_ns is the realtime
+ * clock for timestamps crossing processes (the client send timestamp in frames);
+ * fl_thread_cpu_ns is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), read once
+ * per stage per request to attribute CPU to the leaf's stages, never per generated call
+ * (a read costs ~0.7-0.9 µs on this project's VMs, where the perf mmap fast path is off).
+ */
+#ifndef FL_CLOCK_H
+#define FL_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t fl_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t fl_mono_ns(void) { return fl_clock_ns(CLOCK_MONOTONIC); }
+static inline uint64_t fl_wall_ns(void) { return fl_clock_ns(CLOCK_REALTIME); }
+static inline uint64_t fl_thread_cpu_ns(void) { return fl_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+#endif
