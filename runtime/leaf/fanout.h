@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 struct fl_rpc_dist;
+struct fl_corpus;
 struct fl_fanout;
 
 struct fl_fanout_config {
@@ -31,6 +32,7 @@ struct fl_fanout_config {
 	uint32_t timeout_ms;           /* per-call deadline beyond its requested latency */
 	uint32_t max_reply_bytes;      /* largest RpcReply frame accepted */
 	const struct fl_rpc_dist *dist;
+	const struct fl_corpus *corpus; /* filler bytes of RpcRequest bodies */
 	uint64_t seed;
 };
 
