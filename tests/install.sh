@@ -7,12 +7,20 @@ prefix=${FL_PREFIX:?}
 build=${FL_BUILDDIR:-.}
 dest=${DESTDIR:-}$prefix
 
-install -d "$dest/bin" "$dest/lib" "$dest/share/frontload" "$dest/include/frontload"
+install -d "$dest/bin" "$dest/lib" "$dest/share/frontload" "$dest/include/frontload" \
+	"$dest/share/frontload/data"
 install -m 755 "$build/frontload-gen" "$dest/bin/frontload-gen"
 install -m 755 "$build/frontload-extract-bench" "$dest/bin/frontload-extract-bench"
+install -m 755 "$build/frontload-leaf" "$dest/bin/frontload-leaf"
+install -m 755 "$build/frontload-mock" "$dest/bin/frontload-mock"
+for f in rpc_dist.json feed_aggregator_req_sizes.json feed_aggregator_resp_sizes.json SOURCES.md; do
+	install -m 644 "$src/runtime/data/$f" "$dest/share/frontload/data/$f"
+done
 install -m 644 "$build/libfrontload-extract.so" "$dest/lib/libfrontload-extract.so"
 install -m 644 "$build/manifest.json" "$dest/share/frontload/manifest.json"
 install -m 644 "$build/config.json" "$dest/share/frontload/config.json"
 install -m 644 "$src/templates/fl_extract.h" "$dest/include/frontload/fl_extract.h"
 install -m 644 "$src/runtime/extract/dispatch.h" "$dest/include/frontload/dispatch.h"
+# The TLS certificate the mock serves and the leaf trusts, made once per install tree.
+"$dest/bin/frontload-mock" --gen-cert "$dest/share/frontload/tls"
 echo "installed into $dest"

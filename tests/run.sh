@@ -20,7 +20,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
 
 # 1. Unit and library tests (cmocka prints each case).
 for t in test_template test_asm_clone test_helpers test_dispatch test_verify test_library \
-	test_wire test_sampler test_corpus test_leaf_compute test_mock; do
+	test_wire test_sampler test_corpus test_leaf_compute test_mock test_hist; do
 	env=env
 	[ "$t" = test_template ] && env=$genenv
 	if $env FL_BUILDDIR="$build" "$build/tests/$t"; then pass "$t"; else fail "$t"; fi
@@ -82,6 +82,10 @@ broken "unknown directive" '/^@body/a @while 1' 'P03_[a-z_]+\.tpl:[0-9]+: unknow
 if DESTDIR=$tmp/stage FL_SRCDIR=$src FL_PREFIX=/usr/local FL_BUILDDIR=$build \
 	sh "$src/tests/install.sh" >/dev/null &&
 	[ -x "$tmp/stage/usr/local/bin/frontload-gen" ] &&
+	[ -x "$tmp/stage/usr/local/bin/frontload-leaf" ] &&
+	[ -x "$tmp/stage/usr/local/bin/frontload-mock" ] &&
+	[ -f "$tmp/stage/usr/local/share/frontload/data/rpc_dist.json" ] &&
+	[ -f "$tmp/stage/usr/local/share/frontload/tls/frontload-cert.pem" ] &&
 	[ -f "$tmp/stage/usr/local/lib/libfrontload-extract.so" ] &&
 	[ -f "$tmp/stage/usr/local/share/frontload/manifest.json" ] &&
 	[ -f "$tmp/stage/usr/local/include/frontload/fl_extract.h" ]; then
