@@ -106,7 +106,8 @@ int fl_wire_pull(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr 
  * Returns 0, or -1 when the buffer cannot grow. */
 int fl_wire_push(struct evbuffer *out, struct fl_frame_hdr *h, const void *payload, size_t len);
 
-/* A short constant text for an fl_wire_rc or fl_status value ("bad magic", "overloaded"). */
+/* Short constant texts: fl_wire_strerror for an enum fl_wire_rc ("bad magic"),
+ * fl_status_name for an enum fl_status ("overloaded"). */
 const char *fl_wire_strerror(int rc);
 const char *fl_status_name(uint32_t status);
 
