@@ -1,6 +1,5 @@
 /* extract_bench.c: frontload-extract-bench: runs the generated extractors the way the leaf
  * does (dispatch plan, stories x calls per request) and prints what one request costs. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -8,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "dispatch.h"
 #include "fl_extract.h"
+#include "libload.h"
 
 static const char usage[] =
 "usage: frontload-extract-bench [options]\n"
@@ -73,33 +72,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Open the library given, or the one beside this program, or the installed one. */
-static void *open_lib(const char *given)
-{
-	if (given) {
-		void *h = dlopen(given, RTLD_NOW | RTLD_LOCAL);
-		if (!h)
-			die(1, "%s", dlerror());
-		return h;
-	}
-	char self[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		die(1, "%s", "cannot find this program's directory; pass --lib");
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	*slash = '\0';
-	const char *tries[] = {"%s/libfrontload-extract.so", "%s/../lib/libfrontload-extract.so"};
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), tries[i], self);
-		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			return h;
-	}
-	die(1, "%s", "libfrontload-extract.so not found beside this program or in ../lib; pass --lib");
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	const char *lib = NULL;
@@ -133,15 +105,12 @@ int main(int argc, char **argv)
 	if (requests == 0 || stories == 0)
 		die(2, "%s", "--requests and --stories must be at least 1");
 
-	void *h = open_lib(lib);
-	const struct fl_fn_entry *(*reg)(size_t *) =
-		(const struct fl_fn_entry *(*)(size_t *))dlsym(h, "fl_registry");
-	const char *(*info)(void) = (const char *(*)(void))dlsym(h, "fl_build_info");
-	if (!reg || !info)
-		die(1, "%s", "the library has no fl_registry/fl_build_info: not a frontload extractor library");
-	size_t n;
-	const struct fl_fn_entry *tab = reg(&n);
-	char err[256];
+	char err[512];
+	struct fl_lib l;
+	if (fl_lib_open(&l, lib, err, sizeof(err)))
+		die(1, "%s", err);
+	const struct fl_fn_entry *tab = l.tab;
+	size_t n = l.n;
 	struct fl_plan plan;
 	if (fl_plan_init(&plan, tab, n, seed, (uint32_t)active, err, sizeof(err)))
 		die(1, "plan: %s", err);
@@ -177,7 +146,7 @@ int main(int argc, char **argv)
 	}
 	qsort(lat, requests, sizeof(*lat), cmp_u64);
 	uint64_t calls = requests * stories * per_story;
-	printf("library:            %s\n", info());
+	printf("library:            %s\n", l.build_info());
 	printf("footprint:          %zu functions of %zu (%u of %u copies per variant)\n",
 	       fl_plan_footprint(&plan), n, plan.active_copies, plan.copies);
 	printf("requests:           %llu measured after %llu warm-up, %llu stories x %llu calls\n",
@@ -194,6 +163,6 @@ int main(int argc, char **argv)
 	free(lat);
 	fl_ctx_free(ctx);
 	fl_plan_free(&plan);
-	dlclose(h);
+	fl_lib_close(&l);
 	return 0;
 }
