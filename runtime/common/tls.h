@@ -30,7 +30,8 @@ SSL_CTX *fl_tls_client_ctx(const char *dir, char *err, size_t errlen);
 void fl_tls_describe(const SSL *ssl, char *out, size_t outlen);
 
 /* The default certificate directory: <exe dir>/../share/frontload/tls when that exists
- * or can be created, else <exe dir>/tls. Returns 0, or -1 (err filled). */
+ * or its parent <exe dir>/../share/frontload exists (an install tree), else <exe dir>/tls.
+ * Returns 0, or -1 (err filled). */
 int fl_tls_default_dir(char *out, size_t outlen, char *err, size_t errlen);
 
 #endif
