@@ -25,15 +25,19 @@ struct fl_fanout_config {
 	const char *tls_dir;           /* certificate dir trusted for the mock (tls.h) */
 	unsigned threads;              /* FANOUT threads, >= 1 */
 	unsigned channels_per_thread;  /* TLS connections per thread, >= 1 */
-	unsigned window;               /* max calls in flight per request, >= 1 (default 16) */
+	unsigned window;               /* max calls in flight per request (0: default 16) */
 	double scale;                  /* --rpc-fanout-scale, > 0 */
 	double zstd_fraction;          /* share of channels using zstd frames, 0..1 */
-	uint32_t ping_ms;              /* keepalive period on idle channels (default 200) */
-	uint32_t timeout_ms;           /* per-call deadline beyond its requested latency */
-	uint32_t max_reply_bytes;      /* largest RpcReply frame accepted */
+	uint32_t ping_ms;              /* keepalive period on idle channels (0: default 200) */
+	uint32_t timeout_ms;           /* per-call deadline: its requested latency (capped at
+	                                  200 ms, the mock's default cap) plus this (0: 1000) */
+	uint32_t max_reply_bytes;      /* largest RpcReply payload accepted, >= 64 (0: default
+	                                  16 MiB); sampled request and response bodies are capped
+	                                  at max_reply_bytes - 16, so the mock's --max-reply-bytes
+	                                  and --max-frame-bytes must be at least this */
 	const struct fl_rpc_dist *dist;
 	const struct fl_corpus *corpus; /* filler bytes of RpcRequest bodies */
-	uint64_t seed;
+	uint64_t seed;                 /* reserved: calls are sampled from request_seed alone */
 };
 
 /* What one request's fanout did (passed to its completion callback). */
@@ -50,7 +54,8 @@ typedef void (*fl_fanout_done_fn)(void *arg, const struct fl_fanout_result *r);
  * cannot start. */
 struct fl_fanout *fl_fanout_new(const struct fl_fanout_config *cfg, char *err, size_t errlen);
 
-/* Stop the threads, close channels, fail calls in flight (their callbacks run first). */
+/* Stop the threads, close channels, fail calls in flight (their callbacks run first).
+ * Not from a done callback (it joins the FANOUT threads). */
 void fl_fanout_free(struct fl_fanout *f);
 
 /* Calls per request at the configured scale (the fixed list every request issues). */
@@ -59,10 +64,14 @@ unsigned fl_fanout_calls_per_request(const struct fl_fanout *f);
 /* Issue one request's fanout. Thread-safe; returns at once. done(arg, result) runs exactly
  * once on a FANOUT thread when every call has finished (immediately, with calls = 0, when
  * the scale drops every method). request_seed seeds the sampled sizes and latencies.
- * Returns 0, or -1 when the fanout is shutting down (done is not called). */
+ * Returns 0, or -1 when the fanout is shutting down or out of memory (done is not called). */
 int fl_fanout_start(struct fl_fanout *f, uint64_t request_seed, fl_fanout_done_fn done,
 	void *arg);
 
+/* Totals since fl_fanout_new. calls are counted when issued (a call that fails fast for
+ * want of an up channel too) and end as ok or errors; timeouts are part of errors.
+ * connects: TLS handshakes completed; reconnects: connection attempts after a failure or
+ * a lost channel. */
 struct fl_fanout_stats {
 	uint64_t calls, ok, errors, timeouts;
 	uint64_t calls_per_method[20];
