@@ -85,7 +85,8 @@ static const struct opt_def opt_defs[] = {
 	  "size of the generated corpus, MiB (default 64)" },
 	{ "max-frame-bytes", OPT_U64, O(max_frame_bytes), 64, UINT32_MAX, "N",
 	  "largest request payload accepted, as sent and after\n"
-	  "decompression, bytes (default 16777216 = 16 MiB)" },
+	  "decompression, bytes (default 67108864 = 64 MiB: above\n"
+	  "the leaf's largest fanout request, so no sampled call is refused)" },
 	{ "max-reply-bytes", OPT_U64, O(max_reply_bytes), 0, 1u << 30, "N",
 	  "response sizes asked above this are cut to it, bytes\n"
 	  "(default 33554432 = 32 MiB)" },
@@ -266,7 +267,7 @@ int main(int argc, char **argv)
 		.host = "127.0.0.1",
 		.corpus_seed = 1,
 		.corpus_mb = FL_CORPUS_DEFAULT_BYTES >> 20,
-		.max_frame_bytes = 16u << 20,
+		.max_frame_bytes = 64u << 20,
 		.max_reply_bytes = 32u << 20,
 		.zstd_level = 3,
 		.latency_cap_us = MOCK_SHAPE_CAP_US,

@@ -1,0 +1,783 @@
+/* leaf_main.c: frontload-leaf: flags, startup, the signal loop, drain and shutdown. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/thread.h>
+#include <jansson.h>
+#include <openssl/ssl.h>
+
+#include "clock.h"
+#include "corpus.h"
+#include "dispatch.h"
+#include "fanout.h"
+#include "leaf_io.h"
+#include "leaf_stats.h"
+#include "libload.h"
+#include "overheads.h"
+#include "paths.h"
+#include "pipeline.h"
+#include "ranker.h"
+#include "sampler.h"
+#include "session.h"
+#include "tls.h"
+
+#define PROG "frontload-leaf"
+#define DRAIN_NS 2000000000ull  /* in-flight requests get this long at shutdown */
+#define ACL_ENTRIES 4096u       /* stage 2's ACL map size (no flag: a fixed realism knob) */
+
+/* Every knob, as parsed. Field names follow the flags. */
+struct leaf_config {
+	const char *host;
+	uint64_t port;
+	const char *port_file;
+	int tls;
+	const char *tls_dir;
+	const char *lib;
+	uint64_t io_threads, ranker_threads, fanout_threads;
+	const char *mock;
+	double rpc_fanout_scale;
+	uint64_t rpc_window;
+	double rpc_zstd_fraction;
+	uint64_t rpc_ping_ms, rpc_timeout_ms, rpc_channels;
+	uint64_t inflight_limit, stale_ms, sessions_max, session_ttl_ms;
+	uint64_t extractors_per_story, max_stories, active_copies;
+	double body, hit;
+	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
+	uint64_t max_frame_bytes, max_reply_bytes, max_output_bytes;
+	const char *corpus_dir;
+	uint64_t corpus_seed, seed;
+	const char *stats_file;
+	uint64_t stats_interval_s;
+	int quiet;
+};
+
+enum opt_type { OPT_STR, OPT_U64, OPT_F64, OPT_FLAG };
+
+/* One flag: parsing, --help and the stats "config" echo all walk this table. */
+struct leaf_opt {
+	const char *name;   /* long flag without "--"; also the config key (- -> _) */
+	enum opt_type type;
+	size_t off;         /* field in struct leaf_config */
+	uint64_t lo, hi;    /* OPT_U64 range */
+	double dlo, dhi;    /* OPT_F64 range */
+	const char *arg;    /* metavariable in --help */
+	const char *help;
+};
+
+#define O(f) offsetof(struct leaf_config, f)
+#define U(name, f, lo, hi, arg, help) { name, OPT_U64, O(f), lo, hi, 0, 0, arg, help }
+#define F(name, f, lo, hi, arg, help) { name, OPT_F64, O(f), 0, 0, lo, hi, arg, help }
+#define S(name, f, arg, help) { name, OPT_STR, O(f), 0, 0, 0, 0, arg, help }
+#define B(name, f, help) { name, OPT_FLAG, O(f), 0, 0, 0, 0, NULL, help }
+static const struct leaf_opt leaf_opts[] = {
+	S("host", host, "ADDR", "address to listen on"),
+	U("port", port, 0, 65535, "PORT", "port to listen on; 0 = ephemeral (see --port-file)"),
+	S("port-file", port_file, "PATH", "write the port and a newline here (atomically) once "
+		"ready: listening, corpus made, library loaded, fanout channels started"),
+	B("tls", tls, "serve TLS instead of plain TCP (certificate from --tls-dir, made if "
+		"missing)"),
+	S("tls-dir", tls_dir, "DIR", "certificate directory: the listener's certificate with "
+		"--tls, and the certificate trusted for the mock (default: <exe>/../share/"
+		"frontload/tls, else <exe>/tls)"),
+	S("lib", lib, "PATH", "extractor library (default: " FL_LIB_NAME " beside this "
+		"program, then ../lib/)"),
+	U("io-threads", io_threads, 1, 256, "N", "IO threads (default: max(1, CPUs/4))"),
+	U("ranker-threads", ranker_threads, 1, 1024, "N", "RANKER threads (default: CPUs)"),
+	U("fanout-threads", fanout_threads, 1, 256, "N", "FANOUT threads (default: max(1, "
+		"CPUs/4))"),
+	S("mock", mock, "HOST:PORT", "the mock service for outbound RPCs, or \"none\" to run "
+		"without fanout (required)"),
+	F("rpc-fanout-scale", rpc_fanout_scale, 1e-9, 1e6, "X", "outbound calls per request = "
+		"per-session calls of each method in rpc_dist.json x X, rounded"),
+	U("rpc-window", rpc_window, 1, 65536, "K", "outbound calls of one request in flight "
+		"at most"),
+	F("rpc-zstd-fraction", rpc_zstd_fraction, 0, 1, "F", "share of mock channels with "
+		"zstd frames, 0..1"),
+	U("rpc-ping-ms", rpc_ping_ms, 1, 3600000, "MS", "keepalive period of idle mock "
+		"channels (ms)"),
+	U("rpc-timeout-ms", rpc_timeout_ms, 1, 3600000, "MS", "outbound call deadline beyond "
+		"its asked latency (ms)"),
+	U("rpc-channels", rpc_channels, 1, 1024, "N", "TLS channels to the mock per FANOUT "
+		"thread"),
+	U("inflight-limit", inflight_limit, 1, 10000000, "N", "requests admitted at once; "
+		"more are answered OVERLOADED"),
+	U("stale-ms", stale_ms, 0, 86400000, "MS", "client timestamps older than this are "
+		"answered STALE (ms; 0 = no check)"),
+	U("sessions-max", sessions_max, 0, 100000000, "N", "sessions kept (LRU); 0 = no "
+		"session state"),
+	U("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "idle session expiry (ms; "
+		"0 = none)"),
+	U("extractors-per-story", extractors_per_story, 0, 100000000, "N", "generated "
+		"extractor calls per story"),
+	U("max-stories", max_stories, 1, 1000000, "N", "stories of a request used, the rest "
+		"ignored"),
+	U("active-copies", active_copies, 0, UINT32_MAX, "N", "footprint knob: copies of "
+		"each extractor variant in the plan (0 = all)"),
+	F("body", body, 0, 100, "PCT", "share of extractor calls that run their full body "
+		"(%)"),
+	F("hit", hit, 0, 100, "PCT", "extractor lookup hit rate (%)"),
+	U("score-passes", score_passes, 0, 10000, "N", "story processor scoring passes"),
+	U("topk", topk, 1, 1000000, "N", "stories kept after ranking"),
+	U("blend-passes", blend_passes, 0, 10000, "N", "blending passes over the kept "
+		"stories"),
+	U("serialize-passes", serialize_passes, 0, 10000, "N", "serialization passes over "
+		"the kept stories"),
+	U("emb-rows", emb_rows, 1, 1u << 24, "N", "DLRM rows per embedding table"),
+	U("zstd-level", zstd_level, 1, 19, "L", "reply compression level"),
+	U("max-frame-bytes", max_frame_bytes, 64, UINT32_MAX, "BYTES", "largest request "
+		"frame payload, also the cap on a decompressed request and on mock replies"),
+	U("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "cap on a reply's "
+		"sampled size"),
+	U("max-output-bytes", max_output_bytes, 1, 1ull << 40, "BYTES", "unsent reply bytes "
+		"per connection before the client is dropped as too slow"),
+	S("corpus-dir", corpus_dir, "DIR", "reply bytes from this directory's files "
+		"(default: a generated 64 MiB corpus)"),
+	U("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "seed of the generated corpus"),
+	U("seed", seed, 0, UINT64_MAX, "S", "seed of the plan shuffle, model weights, "
+		"overheads and per-request fanout streams"),
+	S("stats-file", stats_file, "PATH", "write stats JSON here (temp file + rename) "
+		"every --stats-interval-s, on SIGUSR1 and at exit"),
+	U("stats-interval-s", stats_interval_s, 0, 86400, "S", "stats period (s; 0 = only "
+		"on SIGUSR1 and at exit)"),
+	B("quiet", quiet, "print nothing at startup and exit"),
+};
+#undef O
+#undef U
+#undef F
+#undef S
+#undef B
+#define NOPTS (sizeof(leaf_opts) / sizeof(leaf_opts[0]))
+
+static const char usage_head[] =
+"usage: " PROG " --mock HOST:PORT|none [options]\n"
+"\n"
+"The service under test of frontload: a ranking leaf modelled on DCPerf FeedSim. It serves\n"
+"LeafRequest frames (frontload.proto, framing in wire.h) over TCP or TLS and runs each\n"
+"request through its stages, charging thread CPU and wall time to each:\n"
+"  1 decode     zstd (when flagged) and protobuf-c unpack            (RANKER)\n"
+"  2 overheads  request key, MurmurHash2, ACL, inflight, staleness   (IO admits, RANKER)\n"
+"  3 extract    generated extractors from the library, via a plan   (RANKER)\n"
+"  4 stories    story processors: score, filter, top-K, blend, serialize (RANKER)\n"
+"  5 rank       DLRM-style model (OpenBLAS)                          (RANKER)\n"
+"  6 fanout     windowed TLS calls to the mock                       (FANOUT)\n"
+"  7 compress, reply   reply bytes from the corpus, zstd, LeafReply  (RANKER, IO)\n"
+"Outbound calls, their sizes and latencies come from runtime/data/rpc_dist.json, reply\n"
+"sizes from feed_aggregator_resp_sizes.json (DCPerf FeedSim v2 production tables;\n"
+"installed under <prefix>/share/frontload/data).\n"
+"\n"
+"options (defaults in brackets; CPUs = %ld here):\n";
+
+static const char usage_tail[] =
+"  --help                     this text\n"
+"\n"
+"signals: SIGTERM/SIGINT stop accepting (connections; new requests are answered\n"
+"OVERLOADED), drain in-flight requests (up to 2 s), write the final stats and exit 0;\n"
+"SIGUSR1 writes the stats now.\n"
+"exit status: 0 after a clean stop, 2 on a bad flag, 1 when startup fails (library,\n"
+"data file, certificate, address or port in use).\n";
+
+/* The whole server: everything main builds, in build order, and what the stats read. */
+struct leaf_server {
+	struct leaf_config cfg;
+	char tls_dir[4096];
+	char mock_host[256];
+	uint16_t mock_port;
+	struct fl_lib lib;
+	struct fl_plan plan;
+	struct fl_rpc_dist dist;
+	struct fl_pct resp_sizes;
+	struct fl_corpus corpus;
+	int have_corpus;
+	struct fl_session_store *sessions;
+	struct fl_overheads *ovh;
+	struct fl_pipeline *pipeline;
+	SSL_CTX *tls_ctx;
+	struct fl_fanout *fanout;
+	struct fl_fanout_stats fanout_final;
+	struct fl_ranker *ranker;
+	struct fl_io *io;
+	json_t *config_json;
+	struct fl_leaf_stats_src stats;
+};
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* Pool threads may be running (a late startup failure): leave without running
+	 * library destructors under them. */
+	fflush(NULL);
+	_exit(code);
+}
+
+static void config_defaults(struct leaf_config *c, long ncpu)
+{
+	memset(c, 0, sizeof(*c));
+	unsigned quarter = ncpu / 4 > 1 ? (unsigned)(ncpu / 4) : 1;
+	c->host = "127.0.0.1";
+	c->io_threads = quarter;
+	c->ranker_threads = ncpu > 0 ? (uint64_t)ncpu : 1;
+	c->fanout_threads = quarter;
+	c->rpc_fanout_scale = 0.01;
+	c->rpc_window = 16;
+	c->rpc_zstd_fraction = 0.5;
+	c->rpc_ping_ms = 200;
+	c->rpc_timeout_ms = 1000;
+	c->rpc_channels = 4;
+	c->inflight_limit = 256;
+	c->stale_ms = 10000;
+	c->sessions_max = 100000;
+	c->session_ttl_ms = 600000;
+	c->extractors_per_story = 300;
+	c->max_stories = 64;
+	c->body = 100;
+	c->hit = 50;
+	c->score_passes = 4;
+	c->topk = 16;
+	c->blend_passes = 2;
+	c->serialize_passes = 2;
+	c->emb_rows = 4096;
+	c->zstd_level = 3;
+	c->max_frame_bytes = 32u << 20;
+	c->max_reply_bytes = 16u << 20;
+	c->max_output_bytes = 64u << 20;
+	c->corpus_seed = 1;
+	c->seed = 1;
+}
+
+static void *opt_field(struct leaf_config *c, const struct leaf_opt *o)
+{
+	return (char *)c + o->off;
+}
+
+/* The current value of o, as --help shows a default. */
+static void opt_format(struct leaf_config *c, const struct leaf_opt *o, char *out, size_t n)
+{
+	void *f = opt_field(c, o);
+	switch (o->type) {
+	case OPT_STR: snprintf(out, n, "%s", *(const char **)f ? *(const char **)f : ""); break;
+	case OPT_U64: snprintf(out, n, "%llu", (unsigned long long)*(uint64_t *)f); break;
+	case OPT_F64: snprintf(out, n, "%g", *(double *)f); break;
+	case OPT_FLAG: snprintf(out, n, "%s", *(int *)f ? "on" : "off"); break;
+	}
+}
+
+/* Print text (the cursor is at column indent - 1), breaking lines at spaces so they end
+ * before column width; continuation lines start at column indent. */
+static void usage_wrap(FILE *fp, const char *text, int indent, int width)
+{
+	int col = indent - 1;
+	for (const char *p = text; *p;) {
+		int len = (int)strcspn(p, " ");
+		if (col >= indent && col + 1 + len > width) {
+			fprintf(fp, "\n%*s", indent - 1, "");
+			col = indent - 1;
+		}
+		col += fprintf(fp, " %.*s", len, p);
+		p += len;
+		p += strspn(p, " ");
+	}
+	fputc('\n', fp);
+}
+
+static void usage(FILE *fp, long ncpu)
+{
+	struct leaf_config d;
+	config_defaults(&d, ncpu);
+	fprintf(fp, usage_head, ncpu);
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct leaf_opt *o = &leaf_opts[i];
+		char flag[64], def[64];
+		snprintf(flag, sizeof(flag), "--%s%s%s", o->name, o->arg ? " " : "",
+			o->arg ? o->arg : "");
+		opt_format(&d, o, def, sizeof(def));
+		char text[512];
+		snprintf(text, sizeof(text), "%s%s%s%s", o->help,
+			def[0] && o->type != OPT_FLAG ? " [" : "",
+			def[0] && o->type != OPT_FLAG ? def : "",
+			def[0] && o->type != OPT_FLAG ? "]" : "");
+		fprintf(fp, "  %-26s", flag);
+		usage_wrap(fp, text, 29, 90);
+	}
+	fputs(usage_tail, fp);
+}
+
+static void opt_parse(struct leaf_config *c, const struct leaf_opt *o, const char *s)
+{
+	void *f = opt_field(c, o);
+	char *end;
+	errno = 0;
+	switch (o->type) {
+	case OPT_STR:
+		if (!*s)
+			die(2, "--%s: empty value", o->name);
+		*(const char **)f = s;
+		break;
+	case OPT_U64: {
+		unsigned long long v = strtoull(s, &end, 10);
+		if (errno || end == s || *end || *s == '-' || v < o->lo || v > o->hi)
+			die(2, "--%s: expected an integer in %llu..%llu, got \"%s\"", o->name,
+				(unsigned long long)o->lo, (unsigned long long)o->hi, s);
+		*(uint64_t *)f = v;
+		break;
+	}
+	case OPT_F64: {
+		double v = strtod(s, &end);
+		if (errno || end == s || *end || !isfinite(v) || v < o->dlo || v > o->dhi)
+			die(2, "--%s: expected a number in %g..%g, got \"%s\"", o->name, o->dlo,
+				o->dhi, s);
+		*(double *)f = v;
+		break;
+	}
+	case OPT_FLAG:
+		*(int *)f = 1;
+		break;
+	}
+}
+
+static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu)
+{
+	struct option lopts[NOPTS + 2];
+	for (size_t i = 0; i < NOPTS; i++) {
+		lopts[i].name = leaf_opts[i].name;
+		lopts[i].has_arg = leaf_opts[i].type == OPT_FLAG ? no_argument :
+			required_argument;
+		lopts[i].flag = NULL;
+		lopts[i].val = 256 + (int)i;
+	}
+	lopts[NOPTS] = (struct option){ "help", no_argument, NULL, 'h' };
+	lopts[NOPTS + 1] = (struct option){ 0, 0, 0, 0 };
+
+	opterr = 0;
+	for (int ch; (ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1;) {
+		if (ch == 'h') {
+			usage(stdout, ncpu);
+			exit(0);
+		}
+		if (ch >= 256 && ch < 256 + (int)NOPTS) {
+			opt_parse(c, &leaf_opts[ch - 256], optarg);
+			continue;
+		}
+		if (optopt >= 256 && optopt < 256 + (int)NOPTS)
+			die(2, "--%s needs a value (see --help)", leaf_opts[optopt - 256].name);
+		die(2, "unknown option \"%s\" (see --help)", argv[optind - 1]);
+	}
+	if (optind < argc)
+		die(2, "unexpected argument \"%s\" (see --help)", argv[optind]);
+}
+
+/* --mock HOST:PORT or none. */
+static void config_mock(struct leaf_server *s)
+{
+	const char *m = s->cfg.mock;
+	if (!m)
+		die(2, "--mock is required: HOST:PORT of frontload-mock, or none");
+	if (strcmp(m, "none") == 0)
+		return;
+	const char *colon = strrchr(m, ':');
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	size_t hlen = colon ? (size_t)(colon - m) : 0;
+	if (!colon || hlen == 0 || hlen >= sizeof(s->mock_host) || !colon[1] || *end ||
+	    port == 0 || port > 65535)
+		die(2, "--mock: expected HOST:PORT (port 1..65535) or none, got \"%s\"", m);
+	/* [::1]:port: drop the brackets. */
+	if (m[0] == '[' && colon[-1] == ']') {
+		m++;
+		hlen -= 2;
+	}
+	memcpy(s->mock_host, m, hlen);
+	s->mock_host[hlen] = '\0';
+	s->mock_port = (uint16_t)port;
+}
+
+/* Every knob into the stats "config" object, from the same table as the flags. */
+static json_t *config_json(struct leaf_server *s)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct leaf_opt *op = &leaf_opts[i];
+		void *f = opt_field(&s->cfg, op);
+		char key[64];
+		snprintf(key, sizeof(key), "%s", op->name);
+		for (char *p = key; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		json_t *v = NULL;
+		switch (op->type) {
+		case OPT_STR:
+			v = *(const char **)f ? json_string(*(const char **)f) : json_null();
+			break;
+		case OPT_U64: v = json_integer((json_int_t)*(uint64_t *)f); break;
+		case OPT_F64: v = json_real(*(double *)f); break;
+		case OPT_FLAG: v = json_boolean(*(int *)f); break;
+		}
+		json_object_set_new(o, key, v);
+	}
+	/* What the defaults resolved to. */
+	json_object_set_new(o, "lib_path", json_string(s->lib.path));
+	json_object_set_new(o, "port_bound", json_integer(fl_io_port(s->io)));
+	json_object_set_new(o, "plan_functions",
+		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
+	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
+	json_object_set_new(o, "corpus", json_string(s->corpus.source));
+	json_object_set_new(o, "corpus_bytes", json_integer((json_int_t)s->corpus.len));
+	return o;
+}
+
+/* Write text to path through a temp file and rename (readers never see half of it). */
+static int write_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -1;
+	FILE *fp = fopen(tmp, "w");
+	if (!fp)
+		return -1;
+	int bad = fputs(text, fp) == EOF;
+	bad |= fclose(fp) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t pct_q16(double pct)
+{
+	return (uint32_t)lround(pct * 65536.0 / 100.0);
+}
+
+/* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
+static void leaf_start(struct leaf_server *s)
+{
+	struct leaf_config *c = &s->cfg;
+	char err[1024], path[4096];
+
+	if (fl_data_path("rpc_dist.json", path, sizeof(path), err, sizeof(err)) != 0 ||
+	    fl_rpc_dist_load(path, &s->dist, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+	if (fl_data_path("feed_aggregator_resp_sizes.json", path, sizeof(path), err,
+	    sizeof(err)) != 0 ||
+	    fl_size_table_load(path, "resp_size_", &s->resp_sizes, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+
+	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+	if (fl_plan_init(&s->plan, s->lib.tab, s->lib.n, c->seed, (uint32_t)c->active_copies,
+	    err, sizeof(err)) != 0)
+		die(1, "plan: %s", err);
+
+	int rc = c->corpus_dir ?
+		fl_corpus_load_dir(&s->corpus, c->corpus_dir, err, sizeof(err)) :
+		fl_corpus_generate(&s->corpus, c->corpus_seed, FL_CORPUS_DEFAULT_BYTES, err,
+			sizeof(err));
+	if (rc != 0)
+		die(1, "%s", err);
+	s->have_corpus = 1;
+
+	if (c->sessions_max) {
+		s->sessions = fl_session_store_new(c->sessions_max, c->session_ttl_ms);
+		if (!s->sessions)
+			die(1, "sessions: cannot make a store of %llu",
+				(unsigned long long)c->sessions_max);
+	}
+	struct fl_overheads_config oc = {
+		.inflight_limit = (uint32_t)c->inflight_limit,
+		.stale_ns = c->stale_ms * 1000000ull,
+		.acl_entries = ACL_ENTRIES,
+		.seed = c->seed,
+	};
+	if (!(s->ovh = fl_overheads_new(&oc, err, sizeof(err))))
+		die(1, "overheads: %s", err);
+
+	struct fl_pipeline_config pc = {
+		.plan = &s->plan,
+		.corpus = &s->corpus,
+		.resp_bytes = &s->resp_sizes,
+		.sessions = s->sessions,
+		.extract_per_story = (uint32_t)c->extractors_per_story,
+		.max_stories = (uint32_t)c->max_stories,
+		.body_q16 = pct_q16(c->body),
+		.hit_q16 = pct_q16(c->hit),
+		.score_passes = (uint32_t)c->score_passes,
+		.topk = (uint32_t)c->topk,
+		.blend_passes = (uint32_t)c->blend_passes,
+		.serialize_passes = (uint32_t)c->serialize_passes,
+		.emb_rows = (uint32_t)c->emb_rows,
+		.max_reply_bytes = (uint32_t)c->max_reply_bytes,
+		.max_request_bytes = (uint32_t)c->max_frame_bytes,
+		.zstd_level = (int)c->zstd_level,
+		.seed = c->seed,
+	};
+	if (!(s->pipeline = fl_pipeline_new(&pc, err, sizeof(err))))
+		die(1, "pipeline: %s", err);
+
+	if (c->tls_dir)
+		snprintf(s->tls_dir, sizeof(s->tls_dir), "%s", c->tls_dir);
+	else if (fl_tls_default_dir(s->tls_dir, sizeof(s->tls_dir), err, sizeof(err)) != 0)
+		die(1, "tls: %s", err);
+	c->tls_dir = s->tls_dir;
+	if (c->tls) {
+		if (fl_tls_ensure_cert(s->tls_dir, err, sizeof(err)) != 0 ||
+		    !(s->tls_ctx = fl_tls_server_ctx(s->tls_dir, err, sizeof(err))))
+			die(1, "tls: %s", err);
+	}
+
+	if (s->mock_port) {
+		struct fl_fanout_config fc = {
+			.host = s->mock_host,
+			.port = s->mock_port,
+			.tls_dir = s->tls_dir,
+			.threads = (unsigned)c->fanout_threads,
+			.channels_per_thread = (unsigned)c->rpc_channels,
+			.window = (unsigned)c->rpc_window,
+			.scale = c->rpc_fanout_scale,
+			.zstd_fraction = c->rpc_zstd_fraction,
+			.ping_ms = (uint32_t)c->rpc_ping_ms,
+			.timeout_ms = (uint32_t)c->rpc_timeout_ms,
+			.max_reply_bytes = (uint32_t)c->max_frame_bytes,
+			.dist = &s->dist,
+			.corpus = &s->corpus,
+			.seed = c->seed,
+		};
+		if (!(s->fanout = fl_fanout_new(&fc, err, sizeof(err))))
+			die(1, "fanout: %s", err);
+	}
+
+	struct fl_ranker_config rc2 = {
+		.pipeline = s->pipeline,
+		.ovh = s->ovh,
+		.fanout = s->fanout,
+		.threads = (unsigned)c->ranker_threads,
+		/* Every queued job was admitted, so the inflight limit bounds the queue. */
+		.queue_cap = (unsigned)c->inflight_limit,
+		.seed = c->seed,
+	};
+	if (!(s->ranker = fl_ranker_new(&rc2, err, sizeof(err))))
+		die(1, "%s", err);
+
+	struct fl_io_config ic = {
+		.host = c->host,
+		.port = (uint16_t)c->port,
+		.threads = (unsigned)c->io_threads,
+		.tls = s->tls_ctx,
+		.max_frame_bytes = (uint32_t)c->max_frame_bytes,
+		.max_output_bytes = (size_t)c->max_output_bytes,
+		.ovh = s->ovh,
+		.ranker = s->ranker,
+	};
+	if (!(s->io = fl_io_new(&ic, err, sizeof(err))))
+		die(1, "%s", err);
+	if (fl_io_start(s->io, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+
+	s->config_json = config_json(s);
+	s->stats = (struct fl_leaf_stats_src){
+		.start_ns = fl_mono_ns(),
+		.config = s->config_json,
+		.io = s->io,
+		.ranker = s->ranker,
+		.fanout = s->fanout,
+		.fanout_threads = s->fanout ? (unsigned)c->fanout_threads : 0,
+		.fanout_scale = c->rpc_fanout_scale,
+		.dist = &s->dist,
+		.sessions = s->sessions,
+		.ovh = s->ovh,
+	};
+}
+
+static void leaf_banner(struct leaf_server *s)
+{
+	struct leaf_config *c = &s->cfg;
+	printf(PROG ": listening on %s port %u (%s), stats %s\n", c->host,
+		(unsigned)fl_io_port(s->io), c->tls ? "TLS" : "plain TCP",
+		c->stats_file ? c->stats_file : "off");
+	printf("  library:   %s\n", s->lib.path);
+	printf("  footprint: %zu functions in the plan of %zu in the library (%u of %u copies "
+		"per variant)\n", fl_plan_footprint(&s->plan), s->lib.n, s->plan.active_copies,
+		s->plan.copies);
+	printf("  corpus:    %s, %zu bytes\n", s->corpus.source, s->corpus.len);
+	printf("  pools:     io %llu, ranker %llu, ", (unsigned long long)c->io_threads,
+		(unsigned long long)c->ranker_threads);
+	if (s->fanout)
+		printf("fanout %llu x %llu channels to %s:%u\n",
+			(unsigned long long)c->fanout_threads,
+			(unsigned long long)c->rpc_channels,
+			s->mock_host, (unsigned)s->mock_port);
+	else
+		printf("fanout off (--mock none)\n");
+	printf("  request:   %llu extractor calls per story, up to %llu stories, inflight "
+		"limit %llu\n", (unsigned long long)c->extractors_per_story,
+		(unsigned long long)c->max_stories, (unsigned long long)c->inflight_limit);
+
+	struct fl_fanout_expect e;
+	fl_rpc_expect(&s->dist, c->rpc_fanout_scale, &e);
+	printf("  fanout:    scale %g: %u calls, %.0f request bytes, %.0f response bytes per "
+		"request (expected)%s\n", c->rpc_fanout_scale, e.calls, e.req_bytes,
+		e.resp_bytes, s->fanout ? "" : ", not issued");
+	printf("  calls per request by method:");
+	int any = 0;
+	for (size_t i = 0; i < FL_RPC_OUTBOUND; i++) {
+		unsigned n = fl_rpc_calls(&s->dist, i, c->rpc_fanout_scale);
+		if (n) {
+			printf(" %s %u", s->dist.out[i].name, n);
+			any = 1;
+		}
+	}
+	printf("%s\n", any ? "" : " none at this scale");
+	fflush(stdout);
+}
+
+static void leaf_write_stats(struct leaf_server *s)
+{
+	char err[512];
+	if (s->cfg.stats_file &&
+	    fl_leaf_stats_write(&s->stats, s->cfg.stats_file, err, sizeof(err)) != 0)
+		fprintf(stderr, PROG ": %s\n", err);
+}
+
+/* Wait for signals; write stats every interval. Returns on SIGTERM or SIGINT. */
+static void leaf_wait(struct leaf_server *s, const sigset_t *sigs)
+{
+	uint64_t period = s->cfg.stats_interval_s * 1000000000ull;
+	uint64_t next = period ? fl_mono_ns() + period : UINT64_MAX;
+
+	for (;;) {
+		uint64_t now = fl_mono_ns(), wait = 1000000000ull;
+		if (next != UINT64_MAX)
+			wait = next > now ? (next - now < wait ? next - now : wait) : 0;
+		struct timespec ts = {
+			(time_t)(wait / 1000000000ull), (long)(wait % 1000000000ull),
+		};
+		int sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig == SIGTERM || sig == SIGINT)
+			return;
+		if (sig == SIGUSR1)
+			leaf_write_stats(s);
+		now = fl_mono_ns();
+		if (now >= next) {
+			leaf_write_stats(s);
+			next += period;
+			if (next <= now)
+				next = now + period;
+		}
+	}
+}
+
+/* Stop accepting, let in-flight requests finish (up to DRAIN_NS), then take the pools
+ * down in dependency order: fanout (its failed calls come back through the RANKER queue),
+ * RANKER (finishes what is queued), IO (drops what it can no longer send). */
+static void leaf_stop(struct leaf_server *s)
+{
+	fl_io_stop_accepting(s->io);
+	uint64_t deadline = fl_mono_ns() + DRAIN_NS;
+	while (fl_mono_ns() < deadline) {
+		struct fl_overheads_stats os;
+		fl_overheads_stats(s->ovh, &os);
+		if (os.inflight == 0 && fl_io_pending(s->io) == 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	if (s->fanout) {
+		fl_ranker_detach_fanout(s->ranker);
+		fl_fanout_stats(s->fanout, &s->fanout_final);
+		s->stats.fanout = NULL;
+		s->stats.fanout_final = &s->fanout_final;
+		fl_fanout_free(s->fanout);
+		s->fanout = NULL;
+	}
+	fl_ranker_stop(s->ranker);
+	fl_io_stop(s->io);
+}
+
+static void leaf_free(struct leaf_server *s)
+{
+	fl_io_free(s->io);
+	fl_ranker_free(s->ranker);
+	if (s->fanout)
+		fl_fanout_free(s->fanout);
+	if (s->tls_ctx)
+		SSL_CTX_free(s->tls_ctx);
+	if (s->pipeline)
+		fl_pipeline_free(s->pipeline);
+	if (s->ovh)
+		fl_overheads_free(s->ovh);
+	if (s->sessions)
+		fl_session_store_free(s->sessions);
+	if (s->have_corpus)
+		fl_corpus_free(&s->corpus);
+	fl_plan_free(&s->plan);
+	fl_lib_close(&s->lib);
+	json_decref(s->config_json);
+}
+
+int main(int argc, char **argv)
+{
+	static struct leaf_server server;  /* the one server; static: it is large */
+	struct leaf_server *s = &server;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		ncpu = 1;
+
+	config_defaults(&s->cfg, ncpu);
+	config_parse(&s->cfg, argc, argv, ncpu);
+	config_mock(s);
+
+	/* Signals are taken by sigtimedwait in main only: block them before any thread
+	 * exists so every thread inherits the mask. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (evthread_use_pthreads() != 0)
+		die(1, "libevent has no pthreads support");
+
+	leaf_start(s);
+	if (!s->cfg.quiet)
+		leaf_banner(s);
+	if (s->cfg.port_file) {
+		char line[16];
+		snprintf(line, sizeof(line), "%u\n", (unsigned)fl_io_port(s->io));
+		if (write_atomic(s->cfg.port_file, line) != 0)
+			die(1, "cannot write --port-file %s: %s", s->cfg.port_file,
+				strerror(errno));
+	}
+
+	leaf_wait(s, &sigs);
+	leaf_stop(s);
+	leaf_write_stats(s);
+	if (!s->cfg.quiet) {
+		struct fl_io_stats st;
+		fl_io_stats(s->io, &st);
+		printf(PROG ": stopped: %llu requests, %llu replied (%llu ok, %llu overloaded, "
+			"%llu bad), %llu dropped\n", (unsigned long long)st.received,
+			(unsigned long long)st.replied, (unsigned long long)st.ok,
+			(unsigned long long)st.overloaded, (unsigned long long)st.bad_request,
+			(unsigned long long)st.dropped_disconnected);
+	}
+	leaf_free(s);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* leaf_stats.h: the leaf's stats JSON (jansson), gathered from every module on demand.
+ *
+ * Shape (all counters are totals since start; times in ns unless named otherwise):
+ *   uptime_s, config {every knob}, requests {received, replied, ok, overloaded,
+ *   bad_request, denied, stale, internal, dropped_disconnected}, frames {bad_magic,
+ *   bad_version, bad_type, bad_flags, too_long}, connections {accepted, closed,
+ *   dropped_slow, tls_handshakes, listener_cipher}, bytes_in, bytes_out, extract_calls,
+ *   stages {<stage>: {cpu_ns, wall_ns}}, cpu_share {<stage>: share of summed stage CPU},
+ *   pools {io|ranker|fanout: {threads, cpu_ns}} (fanout adds threads_measured),
+ *   fanout {enabled, fl_fanout_stats fields, calls_per_method {<method>: n},
+ *   expected_per_request {calls, req_bytes, resp_bytes}}, sessions {enabled, ...},
+ *   overheads {admitted, overloaded, denied, stale, per_method {<method>: n}, inflight,
+ *   inflight_peak}.
+ * Stage 6's cpu_ns is the FANOUT threads' CPU (all of their work is fanout) plus what the
+ * RANKER threads spent starting fanouts; its wall_ns is the summed per-request fanout time.
+ */
+#ifndef FL_LEAF_STATS_H
+#define FL_LEAF_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_t;
+struct fl_io;
+struct fl_ranker;
+struct fl_fanout;
+struct fl_fanout_stats;
+struct fl_rpc_dist;
+struct fl_session_store;
+struct fl_overheads;
+
+/* Where the numbers come from. Pointers are borrowed; NULL means "not there". */
+struct fl_leaf_stats_src {
+	uint64_t start_ns;                /* fl_mono_ns() at startup */
+	struct json_t *config;            /* the "config" object (copied into each dump) */
+	struct fl_io *io;
+	struct fl_ranker *ranker;
+	struct fl_fanout *fanout;         /* running fanout, or NULL (off or freed) */
+	const struct fl_fanout_stats *fanout_final; /* last snapshot of a freed fanout */
+	unsigned fanout_threads;          /* FANOUT threads configured (0: --mock none) */
+	double fanout_scale;              /* --rpc-fanout-scale, for the expectation */
+	const struct fl_rpc_dist *dist;   /* method names and the expectation */
+	struct fl_session_store *sessions;
+	struct fl_overheads *ovh;
+};
+
+/* Build the stats object (new reference), or NULL when out of memory. Main thread. */
+struct json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src);
+
+/* Write the stats object to path through path.tmp.<pid> and rename, so readers never
+ * see a partial file. 0, or -1 (err filled). */
+int fl_leaf_stats_write(const struct fl_leaf_stats_src *src, const char *path, char *err,
+	size_t errlen);
+
+#endif
