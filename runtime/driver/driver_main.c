@@ -1,0 +1,813 @@
+/* driver_main.c: frontload-driver, the open-loop load generator for frontload-leaf. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "corpus.h"
+#include "driver_engine.h"
+#include "driver_report.h"
+#include "reqgen.h"
+#include "schedule.h"
+#include "tls.h"
+#include "zcodec.h"
+
+#define DRV_EXIT_OK 0
+#define DRV_EXIT_FAIL 1                  /* leaf unreachable, setup or output failure */
+#define DRV_EXIT_USAGE 2                 /* bad flags */
+#define DRV_MAX_STEPS 256                /* --qps list length and control steps */
+#define DRV_PORT_FILE_WAIT_S 10          /* --port-file may appear this long after start */
+#define DRV_CORPUS_BYTES (32u << 20)     /* generated corpus for bodies and padding */
+
+/* The signal that asked us to stop (0: none). The only global the driver writes. */
+static volatile sig_atomic_t drv_stop_signal;
+
+/* Every flag's value, defaults applied from drv_opts[]. */
+struct drv_args {
+	const char *leaf;
+	const char *port_file;
+	int tls;
+	const char *tls_dir;
+	const char *qps;
+	double duration_s;
+	double warmup_s;
+	uint64_t threads;
+	uint64_t connections;
+	uint64_t depth;
+	const char *arrival;
+	uint64_t seed;
+	double sla_ms;
+	double timeout_s;
+	uint64_t stories;
+	uint64_t story_bytes;
+	const char *request_size;
+	uint64_t max_request_bytes;
+	uint64_t sessions;
+	const char *method;
+	int zstd;
+	uint64_t reply_bytes;
+	const char *json;
+	const char *trace_csv;
+	const char *csv;
+	int control;
+	int quiet;
+	int help;
+};
+
+enum drv_opt_type {
+	DRV_OPT_FLAG,   /* no value; sets an int to 1 */
+	DRV_OPT_STR,    /* kept as given */
+	DRV_OPT_U64,    /* unsigned integer in [lo, hi] */
+	DRV_OPT_BYTES,  /* unsigned integer with optional k, M, G suffix (x1024) */
+	DRV_OPT_REAL    /* finite number in [lo, hi] */
+};
+
+/* One flag: --name, kind, field, value name for --help, default (NULL: none), range for
+ * numbers, help text. --help, parsing, defaults and the JSON config echo all read this. */
+struct drv_opt {
+	const char *name;
+	enum drv_opt_type type;
+	size_t off;
+	const char *metavar;
+	const char *def;
+	double lo, hi;
+	const char *help;
+};
+
+#define DRV_OFF(f) offsetof(struct drv_args, f)
+
+static const struct drv_opt drv_opts[] = {
+	{ "leaf", DRV_OPT_STR, DRV_OFF(leaf), "HOST:PORT", NULL, 0, 0,
+	  "leaf address ([v6]:PORT for IPv6); this or --port-file" },
+	{ "port-file", DRV_OPT_STR, DRV_OFF(port_file), "PATH", NULL, 0, 0,
+	  "read the leaf's port (or HOST:PORT) from PATH, written by frontload-leaf "
+	  "--port-file; waits up to 10 s for it; host 127.0.0.1" },
+	{ "tls", DRV_OPT_FLAG, DRV_OFF(tls), NULL, NULL, 0, 0,
+	  "connect with TLS, verifying the leaf against the pinned certificate" },
+	{ "tls-dir", DRV_OPT_STR, DRV_OFF(tls_dir), "DIR", NULL, 0, 0,
+	  "directory holding frontload-cert.pem (default: the installed tls directory)" },
+	{ "qps", DRV_OPT_STR, DRV_OFF(qps), "R[,R2,...]", NULL, 0, 0,
+	  "requests per second (required unless --control); a list runs one step per rate, "
+	  "each with --warmup and --duration; a k suffix means x1000" },
+	{ "duration", DRV_OPT_REAL, DRV_OFF(duration_s), "S", "30", 0.001, 1e6,
+	  "measured seconds per step" },
+	{ "warmup", DRV_OPT_REAL, DRV_OFF(warmup_s), "S", "5", 0, 1e6,
+	  "seconds per step sent before measuring (not recorded)" },
+	{ "threads", DRV_OPT_U64, DRV_OFF(threads), "T", "1", 1, 1024,
+	  "sender threads, each with its own event loop and connections" },
+	{ "connections", DRV_OPT_U64, DRV_OFF(connections), "C", "4", 1, 4096,
+	  "connections per thread" },
+	{ "depth", DRV_OPT_U64, DRV_OFF(depth), "D", "16", 1, FL_DRIVER_MAX_DEPTH,
+	  "requests in flight per connection (pipelined); raised automatically when the "
+	  "driver is the bottleneck" },
+	{ "arrival", DRV_OPT_STR, DRV_OFF(arrival), "poisson|fixed", "poisson", 0, 0,
+	  "inter-arrival gaps: exponential (Poisson process) or exactly 1/rate" },
+	{ "seed", DRV_OPT_U64, DRV_OFF(seed), "S", "1", 0, 1.8e19,
+	  "seed of the send schedule, request contents and corpus" },
+	{ "sla-ms", DRV_OPT_REAL, DRV_OFF(sla_ms), "MS", "700", 0.001, 1e9,
+	  "p95 latency target (ms); depth is raised only while p95 stays under it" },
+	{ "timeout-s", DRV_OPT_REAL, DRV_OFF(timeout_s), "S", "10", 0.01, 1e6,
+	  "a request with no reply this long after its intended send time is a timeout" },
+	{ "stories", DRV_OPT_U64, DRV_OFF(stories), "N", "16", 0, 65536,
+	  "candidate stories per request" },
+	{ "story-bytes", DRV_OPT_BYTES, DRV_OFF(story_bytes), "BYTES", "1024", 0, 64 << 20,
+	  "body bytes per story" },
+	{ "request-size", DRV_OPT_STR, DRV_OFF(request_size), "sampled|BYTES", "sampled", 0, 0,
+	  "packed request size: sampled from feed_aggregator_req_sizes.json, or fixed" },
+	{ "max-request-bytes", DRV_OPT_BYTES, DRV_OFF(max_request_bytes), "BYTES", "4M", 1,
+	  1 << 30, "cap on sampled request sizes" },
+	{ "sessions", DRV_OPT_U64, DRV_OFF(sessions), "N", "1000", 1, 1e15,
+	  "distinct session ids (user id derived from the session)" },
+	{ "method", DRV_OPT_STR, DRV_OFF(method), "NAME|mix", "mix", 0, 0,
+	  "inbound method (streamData, STREAM_DATA, ...) or the production mix of "
+	  "rpc_dist.json" },
+	{ "zstd", DRV_OPT_FLAG, DRV_OFF(zstd), NULL, NULL, 0, 0,
+	  "ask the leaf to zstd-compress reply payloads" },
+	{ "reply-bytes", DRV_OPT_BYTES, DRV_OFF(reply_bytes), "BYTES", "0", 0, 4294967295.0,
+	  "reply size to ask for; 0: the leaf samples it" },
+	{ "json", DRV_OPT_STR, DRV_OFF(json), "PATH", NULL, 0, 0,
+	  "write the config and every step's results as JSON" },
+	{ "trace-csv", DRV_OPT_STR, DRV_OFF(trace_csv), "PATH", NULL, 0, 0,
+	  "write the per-second trace: second,sent,completed,inflight,p95_ms" },
+	{ "csv", DRV_OPT_STR, DRV_OFF(csv), "PATH", NULL, 0, 0,
+	  "write one CSV row of results per step" },
+	{ "control", DRV_OPT_FLAG, DRV_OFF(control), NULL, NULL, 0, 0,
+	  "read steps from stdin (see CONTROL MODE) instead of --qps" },
+	{ "quiet", DRV_OPT_FLAG, DRV_OFF(quiet), NULL, NULL, 0, 0,
+	  "no summary on stderr" },
+	{ "help", DRV_OPT_FLAG, DRV_OFF(help), NULL, NULL, 0, 0, "this text" },
+};
+
+#define DRV_NOPTS (sizeof(drv_opts) / sizeof(drv_opts[0]))
+
+/* Print text from column col, wrapped at width, continuation lines indented to col. */
+static void drv_wrap(FILE *f, const char *text, int col, int width)
+{
+	int at = col - 1, fresh = 1;  /* the caller left the cursor at column col - 1 */
+
+	while (*text != 0) {
+		int wl = (int)strcspn(text, " ");
+		if (!fresh && at + 1 + wl > width) {
+			fprintf(f, "\n%*s", col - 1, "");
+			at = col - 1;
+		}
+		fprintf(f, " %.*s", wl, text);
+		fresh = 0;
+		at += wl + 1;
+		text += wl;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+static void drv_usage(FILE *f)
+{
+	fprintf(f,
+"usage: frontload-driver (--leaf HOST:PORT | --port-file PATH) (--qps R[,R...] | --control)\n"
+"                        [options]\n"
+"\n"
+"Open-loop load generator for frontload-leaf. Requests are sent on a schedule fixed in\n"
+"advance (Poisson or fixed gaps at the asked rate), whether or not earlier replies have\n"
+"come back, and latency is measured from each request's *intended* send time. A stalled\n"
+"leaf therefore shows up as latency rather than as a slower driver (no coordinated\n"
+"omission, as in wrk2). A request that finds every connection slot busy waits in a\n"
+"backlog, and its wait counts in its latency; one sent over 1 ms after its intended time\n"
+"is counted as late. Service time (from the actual send) is reported beside it.\n"
+"\n"
+"Units: rates in requests/s, times in seconds unless the flag says ms, sizes in bytes\n"
+"(k, M, G suffixes are powers of 1024). Latencies are reported in ms.\n"
+"\n"
+"options:\n");
+	for (size_t i = 0; i < DRV_NOPTS; i++) {
+		const struct drv_opt *o = &drv_opts[i];
+		char left[64];
+		snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
+			o->metavar ? o->metavar : "");
+		char text[512];
+		snprintf(text, sizeof text, "%s%s%s%s", o->help, o->def ? " (default " : "",
+			o->def ? o->def : "", o->def ? ")" : "");
+		fprintf(f, "  %-28s", left);
+		drv_wrap(f, text, 31, 88);
+	}
+	fprintf(f,
+"\n"
+"CONTROL MODE (--control): connections stay open across steps. Each stdin line\n"
+"  step QPS WARMUP_S DURATION_S\n"
+"runs one step and prints its results as one JSON line on stdout (the object described\n"
+"under --json, one element of \"steps\"); a line that cannot be run prints\n"
+"{\"error\": \"...\"}; \"quit\" or end of input ends the run.\n"
+"\n"
+"--json writes {\"tool\", \"config\", \"leaf\", \"interrupted\", \"steps\": [...]}; each step:\n"
+"  requested_qps, achieved_qps (replies received in the measured window / its seconds),\n"
+"  sent, completed, ok, overloaded, timeouts, late, unsent, backlogged, errors {by kind},\n"
+"  latency_ms and service_ms {count, p50, p90, p95, p99, p99_9, max, mean} over OK\n"
+"  replies, depth, next_depth, driver_limited, host_cpu_pct, trace [per second].\n"
+"\n"
+"Adaptive depth: when requests waited for slots while p95 stayed under --sla-ms and host\n"
+"CPU was below 90%%, the next step doubles --depth (up to %u) and the summary says\n"
+"\"driver-limited: depth raised A -> B\".\n"
+"\n"
+"exit status: 0 done; 1 leaf unreachable or a setup/output failure; 2 bad flags;\n"
+"130/143 stopped by SIGINT/SIGTERM (the current step ends early; results measured so far\n"
+"are still written).\n", FL_DRIVER_DEPTH_CAP);
+}
+
+/* An unsigned number with an optional k/M/G (x1024) suffix when bytes is set. */
+static int drv_parse_u64(const char *s, int bytes, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	if (*s == '-' || *s == 0)
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s)
+		return -1;
+	if (bytes && *end != 0) {
+		switch (*end) {
+		case 'k': case 'K': mul = 1ull << 10; break;
+		case 'm': case 'M': mul = 1ull << 20; break;
+		case 'g': case 'G': mul = 1ull << 30; break;
+		default: return -1;
+		}
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+	}
+	if (*end != 0 || (mul > 1 && v > UINT64_MAX / mul))
+		return -1;
+	*out = (uint64_t)v * mul;
+	return 0;
+}
+
+static int drv_parse_real(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != 0 || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Store text as option o's value in a. Returns 0, or -1 with err naming the flag. */
+static int drv_opt_set(struct drv_args *a, const struct drv_opt *o, const char *text, char *err,
+	size_t errlen)
+{
+	char *field = (char *)a + o->off;
+	uint64_t u;
+	double r;
+
+	switch (o->type) {
+	case DRV_OPT_FLAG:
+		*(int *)field = 1;
+		return 0;
+	case DRV_OPT_STR:
+		*(const char **)field = text;
+		return 0;
+	case DRV_OPT_U64:
+	case DRV_OPT_BYTES:
+		if (drv_parse_u64(text, o->type == DRV_OPT_BYTES, &u) != 0 || (double)u < o->lo ||
+		    (double)u > o->hi) {
+			snprintf(err, errlen, "--%s: '%s' is not %s in [%.0f, %.0f]", o->name, text,
+				o->type == DRV_OPT_BYTES ? "a byte count" : "an integer", o->lo, o->hi);
+			return -1;
+		}
+		*(uint64_t *)field = u;
+		return 0;
+	case DRV_OPT_REAL:
+		if (drv_parse_real(text, &r) != 0 || r < o->lo || r > o->hi) {
+			snprintf(err, errlen, "--%s: '%s' is not a number in [%g, %g]", o->name, text,
+				o->lo, o->hi);
+			return -1;
+		}
+		*(double *)field = r;
+		return 0;
+	}
+	return -1;
+}
+
+/* Defaults first, then argv (--name VALUE or --name=VALUE). Returns 0 or -1 (err). */
+static int drv_parse_args(int argc, char **argv, struct drv_args *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof *a);
+	for (size_t i = 0; i < DRV_NOPTS; i++)
+		if (drv_opts[i].def != NULL && drv_opt_set(a, &drv_opts[i], drv_opts[i].def, err,
+			errlen) != 0)
+			return -1;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const struct drv_opt *o = NULL;
+		const char *val = NULL;
+		size_t nlen;
+
+		if (strncmp(arg, "--", 2) != 0) {
+			snprintf(err, errlen, "unexpected argument '%s'", arg);
+			return -1;
+		}
+		arg += 2;
+		nlen = strcspn(arg, "=");
+		for (size_t k = 0; k < DRV_NOPTS; k++)
+			if (strlen(drv_opts[k].name) == nlen && strncmp(drv_opts[k].name, arg, nlen) == 0)
+				o = &drv_opts[k];
+		if (o == NULL) {
+			snprintf(err, errlen, "unknown flag --%.*s", (int)nlen, arg);
+			return -1;
+		}
+		if (arg[nlen] == '=')
+			val = arg + nlen + 1;
+		if (o->type == DRV_OPT_FLAG) {
+			if (val != NULL) {
+				snprintf(err, errlen, "--%s takes no value", o->name);
+				return -1;
+			}
+		} else if (val == NULL) {
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "--%s needs a value (%s)", o->name, o->metavar);
+				return -1;
+			}
+			val = argv[++i];
+		}
+		if (drv_opt_set(a, o, val, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "500", "2.5k", "100,200,400" into rates (each > 0). Returns the count, or -1. */
+static int drv_parse_qps_list(const char *text, double *rates, int max)
+{
+	char buf[4096];
+	int n = 0;
+
+	if (strlen(text) >= sizeof buf)
+		return -1;
+	strcpy(buf, text);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		size_t len = strlen(tok);
+		double mul = 1, v;
+		if (len > 0 && (tok[len - 1] == 'k' || tok[len - 1] == 'K')) {
+			tok[len - 1] = 0;
+			mul = 1000;
+		}
+		if (n >= max || drv_parse_real(tok, &v) != 0 || !(v * mul > 0))
+			return -1;
+		rates[n++] = v * mul;
+	}
+	return n > 0 ? n : -1;
+}
+
+/* HOST:PORT or [V6]:PORT into host (static storage of the caller) and port. */
+static int drv_split_hostport(const char *text, char *host, size_t hostlen, uint16_t *port)
+{
+	const char *colon = strrchr(text, ':');
+	const char *h = text;
+	size_t hl;
+	uint64_t p;
+
+	if (colon == NULL)
+		return -1;
+	hl = (size_t)(colon - text);
+	if (hl >= 2 && text[0] == '[' && text[hl - 1] == ']') {
+		h = text + 1;
+		hl -= 2;
+	}
+	if (hl == 0 || hl >= hostlen || drv_parse_u64(colon + 1, 0, &p) != 0 || p == 0 ||
+	    p > 65535)
+		return -1;
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+/* The leaf's port from a port file: "PORT" or "HOST:PORT", whitespace around ignored.
+ * Waits for the file to exist and hold a value. Returns 0 or -1 (err). */
+static int drv_read_port_file(const char *path, char *host, size_t hostlen, uint16_t *port,
+	char *err, size_t errlen)
+{
+	for (int tries = 0; tries <= DRV_PORT_FILE_WAIT_S * 10; tries++) {
+		char buf[512];
+		FILE *f = fopen(path, "r");
+		size_t n = 0;
+		if (f != NULL) {
+			n = fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+		}
+		buf[n] = 0;
+		char *s = buf + strspn(buf, " \t\r\n");
+		s[strcspn(s, " \t\r\n")] = 0;
+		if (*s != 0) {
+			uint64_t p;
+			if (strchr(s, ':') != NULL)
+				return drv_split_hostport(s, host, hostlen, port) == 0 ? 0 :
+					(snprintf(err, errlen, "--port-file %s: bad contents '%s'", path, s), -1);
+			if (drv_parse_u64(s, 0, &p) != 0 || p == 0 || p > 65535) {
+				snprintf(err, errlen, "--port-file %s: bad port '%s'", path, s);
+				return -1;
+			}
+			snprintf(host, hostlen, "127.0.0.1");
+			*port = (uint16_t)p;
+			return 0;
+		}
+		if (drv_stop_signal)
+			break;
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	}
+	snprintf(err, errlen, "--port-file %s: no port after %d s", path, DRV_PORT_FILE_WAIT_S);
+	return -1;
+}
+
+/* The flags as given (defaults applied), typed, for the results file. */
+static json_t *drv_config_json(const struct drv_args *a)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o != NULL && i < DRV_NOPTS; i++) {
+		const struct drv_opt *op = &drv_opts[i];
+		const char *field = (const char *)a + op->off;
+		json_t *v = NULL;
+		if (strcmp(op->name, "help") == 0)
+			continue;
+		switch (op->type) {
+		case DRV_OPT_FLAG: v = json_boolean(*(const int *)field); break;
+		case DRV_OPT_STR: {
+			const char *s = *(const char *const *)field;
+			v = s ? json_string(s) : json_null();
+			break;
+		}
+		case DRV_OPT_U64:
+		case DRV_OPT_BYTES: v = json_integer((json_int_t)*(const uint64_t *)field); break;
+		case DRV_OPT_REAL: v = json_real(*(const double *)field); break;
+		}
+		if (v == NULL || json_object_set_new(o, op->name, v) != 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* Write text to path through a temporary file and a rename (no half-written results). */
+static int drv_write_file(const char *path, int (*emit)(FILE *, const void *), const void *arg)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
+		return -1;
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -1;
+	rc = emit(f, arg);
+	if (fclose(f) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -1;
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* What the output writers need. */
+struct drv_run {
+	const struct drv_args *args;
+	const char *leaf;                       /* "host:port" */
+	struct fl_driver_result **steps;        /* nsteps results */
+	size_t nsteps;
+	int interrupted;
+};
+
+static int drv_emit_json(FILE *f, const void *arg)
+{
+	const struct drv_run *run = arg;
+	json_t *root = json_object(), *steps = json_array();
+	int rc = -1;
+
+	if (root == NULL || steps == NULL)
+		goto out;
+	for (size_t i = 0; i < run->nsteps; i++)
+		if (json_array_append_new(steps, fl_driver_result_json(run->steps[i], 1)) != 0)
+			goto out;
+	if (json_object_set_new(root, "tool", json_string("frontload-driver")) != 0 ||
+	    json_object_set_new(root, "config", drv_config_json(run->args)) != 0 ||
+	    json_object_set_new(root, "leaf", json_string(run->leaf)) != 0 ||
+	    json_object_set_new(root, "interrupted", json_boolean(run->interrupted)) != 0)
+		goto out;
+	json_object_set(root, "steps", steps);
+	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) == 0 &&
+		fputc('\n', f) != EOF ? 0 : -1;
+out:
+	json_decref(steps);
+	json_decref(root);
+	return rc;
+}
+
+static int drv_emit_trace(FILE *f, const void *arg)
+{
+	const struct drv_run *run = arg;
+	return fl_driver_trace_csv(f, (const struct fl_driver_result *const *)run->steps,
+		run->nsteps);
+}
+
+static int drv_emit_csv(FILE *f, const void *arg)
+{
+	const struct drv_run *run = arg;
+	return fl_driver_steps_csv(f, (const struct fl_driver_result *const *)run->steps,
+		run->nsteps);
+}
+
+static int drv_write_outputs(const struct drv_run *run)
+{
+	const struct drv_args *a = run->args;
+	int rc = 0;
+
+	if (a->json && drv_write_file(a->json, drv_emit_json, run) != 0) {
+		fprintf(stderr, "frontload-driver: cannot write %s: %s\n", a->json, strerror(errno));
+		rc = -1;
+	}
+	if (a->trace_csv && drv_write_file(a->trace_csv, drv_emit_trace, run) != 0) {
+		fprintf(stderr, "frontload-driver: cannot write %s: %s\n", a->trace_csv,
+			strerror(errno));
+		rc = -1;
+	}
+	if (a->csv && drv_write_file(a->csv, drv_emit_csv, run) != 0) {
+		fprintf(stderr, "frontload-driver: cannot write %s: %s\n", a->csv, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+static void drv_on_signal(int sig)
+{
+	drv_stop_signal = sig;
+}
+
+/* SIGINT/SIGTERM set the stop flag; no SA_RESTART, so a blocked stdin read returns. */
+static void drv_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = drv_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Check the flags that depend on each other and fill the request generator config. */
+static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
+	enum fl_arrival *arrival, char *err, size_t errlen)
+{
+	if ((a->leaf == NULL) == (a->port_file == NULL)) {
+		snprintf(err, errlen, "--leaf or --port-file: give exactly one");
+		return -1;
+	}
+	if ((a->qps == NULL) == !a->control) {
+		snprintf(err, errlen, "--qps: give rates, or --control (not both)");
+		return -1;
+	}
+	if (fl_arrival_parse(a->arrival, arrival) != 0) {
+		snprintf(err, errlen, "--arrival: '%s' is not poisson or fixed", a->arrival);
+		return -1;
+	}
+	fl_reqgen_config_default(rc);
+	rc->seed = a->seed;
+	rc->stories = (unsigned)a->stories;
+	rc->story_bytes = (size_t)a->story_bytes;
+	rc->max_request_bytes = (size_t)a->max_request_bytes;
+	rc->sessions = a->sessions;
+	rc->want_zstd = a->zstd;
+	rc->reply_bytes = (uint32_t)a->reply_bytes;
+	if (strcmp(a->request_size, "sampled") == 0) {
+		rc->fixed_bytes = FL_REQGEN_SIZE_SAMPLED;
+	} else {
+		uint64_t n;
+		if (drv_parse_u64(a->request_size, 1, &n) != 0 || n == 0 || n > (1u << 30)) {
+			snprintf(err, errlen, "--request-size: '%s' is not sampled or a byte count "
+				"in [1, 1G]", a->request_size);
+			return -1;
+		}
+		rc->fixed_bytes = (size_t)n;
+	}
+	if (fl_reqgen_method_parse(a->method, &rc->method) != 0) {
+		snprintf(err, errlen, "--method: unknown method '%s' (mix, createAndPrimeSession, "
+			"getStoriesUncompressed, streamData, streamIfrPriorityRanking, getAllStories)",
+			a->method);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run one step, keep its result, report it. Returns 0, or -1 when it could not run. */
+static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, double warmup,
+	double duration, int control, int quiet)
+{
+	struct fl_driver_result *r;
+
+	if (run->nsteps >= DRV_MAX_STEPS)
+		return -1;
+	r = malloc(sizeof *r);
+	if (r == NULL)
+		return -1;
+	if (fl_driver_step(eng, qps, warmup, duration, r) != 0) {
+		fl_driver_result_free(r);
+		free(r);
+		return -1;
+	}
+	run->steps[run->nsteps++] = r;
+	run->interrupted |= r->interrupted;
+	if (!quiet)
+		fl_driver_result_print(stderr, r);
+	if (control) {
+		json_t *j = fl_driver_result_json(r, 1);
+		if (j != NULL) {
+			json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(6));
+			json_decref(j);
+		}
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static void drv_control_error(const char *msg)
+{
+	json_t *j = json_pack("{ss}", "error", msg);
+	if (j != NULL) {
+		json_dumpf(j, stdout, JSON_COMPACT);
+		json_decref(j);
+	}
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* Steps from stdin until "quit", end of input or a signal. */
+static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int quiet)
+{
+	char line[1024];
+
+	while (!drv_stop_signal && fgets(line, sizeof line, stdin) != NULL) {
+		char cmd[16], extra[2];
+		double qps, warm, dur;
+		int n = sscanf(line, "%15s %lf %lf %lf %1s", cmd, &qps, &warm, &dur, extra);
+		if (n <= 0)
+			continue;
+		if (strcmp(cmd, "quit") == 0)
+			break;
+		if (strcmp(cmd, "step") != 0 || n != 4) {
+			drv_control_error("expected: step QPS WARMUP_S DURATION_S, or quit");
+			continue;
+		}
+		if (!(qps > 0) || !(warm >= 0) || !(dur > 0) || !isfinite(qps + warm + dur)) {
+			drv_control_error("step: QPS and DURATION_S must be > 0, WARMUP_S >= 0");
+			continue;
+		}
+		if (drv_run_step(eng, run, qps, warm, dur, 1, quiet) != 0)
+			drv_control_error("step could not run (out of memory or too many steps)");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct drv_args a;
+	struct fl_reqgen_config rcfg;
+	struct fl_reqgen gen;
+	struct fl_corpus corpus;
+	struct fl_driver_config dcfg;
+	struct fl_driver *eng;
+	struct fl_driver_result *steps[DRV_MAX_STEPS];
+	struct drv_run run = { &a, NULL, steps, 0, 0 };
+	enum fl_arrival arrival;
+	double rates[DRV_MAX_STEPS];
+	int nrates = 0, rc = DRV_EXIT_OK;
+	char err[1024], host[256], tls_dir[4096], leaf[300];
+	uint16_t port;
+
+	if (drv_parse_args(argc, argv, &a, err, sizeof err) != 0 ||
+	    (!a.help && drv_check_args(&a, &rcfg, &arrival, err, sizeof err) != 0)) {
+		fprintf(stderr, "frontload-driver: %s (see --help)\n", err);
+		return DRV_EXIT_USAGE;
+	}
+	if (a.help) {
+		drv_usage(stdout);
+		return DRV_EXIT_OK;
+	}
+	if (a.qps != NULL) {
+		nrates = drv_parse_qps_list(a.qps, rates, DRV_MAX_STEPS);
+		if (nrates < 0) {
+			fprintf(stderr, "frontload-driver: --qps: '%s' is not a list of rates > 0 "
+				"(at most %d)\n", a.qps, DRV_MAX_STEPS);
+			return DRV_EXIT_USAGE;
+		}
+	}
+	if (a.leaf != NULL && drv_split_hostport(a.leaf, host, sizeof host, &port) != 0) {
+		fprintf(stderr, "frontload-driver: --leaf: '%s' is not HOST:PORT\n", a.leaf);
+		return DRV_EXIT_USAGE;
+	}
+	drv_install_signals();
+	/* Requests of up to max-request-bytes are packed into fresh evbuffer chains; keep
+	 * freed ones in the heap instead of an mmap/munmap (and its page faults) per
+	 * request. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+	if (a.port_file != NULL &&
+	    drv_read_port_file(a.port_file, host, sizeof host, &port, err, sizeof err) != 0) {
+		fprintf(stderr, "frontload-driver: %s\n", err);
+		return DRV_EXIT_FAIL;
+	}
+	snprintf(leaf, sizeof leaf, "%s:%u", host, (unsigned)port);
+	run.leaf = leaf;
+	if (a.tls && a.tls_dir == NULL) {
+		if (fl_tls_default_dir(tls_dir, sizeof tls_dir, err, sizeof err) != 0) {
+			fprintf(stderr, "frontload-driver: --tls-dir: %s\n", err);
+			return DRV_EXIT_FAIL;
+		}
+		a.tls_dir = tls_dir;
+	}
+
+	if (fl_corpus_generate(&corpus, a.seed, DRV_CORPUS_BYTES, err, sizeof err) != 0) {
+		fprintf(stderr, "frontload-driver: corpus: %s\n", err);
+		return DRV_EXIT_FAIL;
+	}
+	if (fl_reqgen_init(&gen, &rcfg, &corpus, err, sizeof err) != 0) {
+		fprintf(stderr, "frontload-driver: %s\n", err);
+		fl_corpus_free(&corpus);
+		return DRV_EXIT_FAIL;
+	}
+
+	memset(&dcfg, 0, sizeof dcfg);
+	dcfg.host = host;
+	dcfg.port = port;
+	dcfg.tls = a.tls;
+	dcfg.tls_dir = a.tls_dir;
+	dcfg.threads = (unsigned)a.threads;
+	dcfg.connections = (unsigned)a.connections;
+	dcfg.depth = (unsigned)a.depth;
+	dcfg.arrival = arrival;
+	dcfg.seed = a.seed;
+	dcfg.sla_ms = a.sla_ms;
+	dcfg.timeout_s = a.timeout_s;
+	dcfg.gen = &gen;
+	dcfg.stop = &drv_stop_signal;
+	eng = fl_driver_new(&dcfg, err, sizeof err);
+	if (eng == NULL) {
+		fprintf(stderr, "frontload-driver: %s\n", err);
+		fl_corpus_free(&corpus);
+		return DRV_EXIT_FAIL;
+	}
+	if (!a.quiet)
+		fprintf(stderr, "frontload-driver: %s%s, %" PRIu64 " threads x %" PRIu64
+			" connections, depth %" PRIu64 ", %s arrivals, requests %s, method %s\n",
+			leaf, a.tls ? " (TLS)" : "", a.threads, a.connections, a.depth, a.arrival,
+			a.request_size, fl_reqgen_method_name(rcfg.method));
+
+	if (a.control) {
+		drv_control_loop(eng, &run, a.quiet);
+	} else {
+		for (int i = 0; i < nrates && !drv_stop_signal; i++) {
+			if (drv_run_step(eng, &run, rates[i], a.warmup_s, a.duration_s, 0,
+				a.quiet) != 0) {
+				fprintf(stderr, "frontload-driver: step %d could not run\n", i);
+				rc = DRV_EXIT_FAIL;
+				break;
+			}
+		}
+	}
+	fl_driver_free(eng);
+	run.interrupted |= drv_stop_signal != 0;
+	if (drv_write_outputs(&run) != 0)
+		rc = DRV_EXIT_FAIL;
+	for (size_t i = 0; i < run.nsteps; i++) {
+		fl_driver_result_free(steps[i]);
+		free(steps[i]);
+	}
+	fl_corpus_free(&corpus);
+	if (drv_stop_signal == SIGINT)
+		return 130;
+	if (drv_stop_signal == SIGTERM)
+		return 143;
+	return rc;
+}
