@@ -1,0 +1,93 @@
+/* mix.h: dynamic instruction mix and front-end miss rates from callgrind + objdump data.
+ *
+ * Joins callgrind's per-address execution counts (cgparse.h) with the static classes of
+ * the disassembled objects (disasm.h): each address adds its self Ir to its class. An
+ * address belongs to an object by callgrind's ob= name and becomes a file VA by subtracting
+ * the object's bias: 0 for callgrind 3.19 output, which already writes file VAs (see
+ * cgparse.h); the load base when addresses are runtime VAs (other producers); or guessed
+ * (fl_dis_guess_bias). Addresses that do not map are counted, never dropped: "unmapped"
+ * when their object was not given, "unmatched" when it was but no instruction starts there.
+ *
+ * Shares are of classified instructions (insns). Taken branches = taken conditional
+ * branches (from jcnd=, so callgrind needs --collect-jumps=yes) + all executed jumps,
+ * calls and returns. Rates per kilo-instruction use the file's Ir total (all collected
+ * code) and need the events: I1mr/ILmr from --cache-sim=yes, Bcm/Bim from --branch-sim=yes.
+ */
+#ifndef FL_MIX_H
+#define FL_MIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fl_cg;
+struct fl_dis;
+
+/* One disassembled object to join. */
+struct fl_mix_obj {
+	const struct fl_dis *dis; /* its instruction table */
+	const char *ob_name;      /* callgrind ob= name; NULL: dis->path. Equal strings or equal
+	                           * basenames match */
+	uint64_t bias;            /* callgrind address - file VA; usually 0 (output when
+	                           * guess_bias) */
+	int guess_bias;           /* nonzero: set bias with fl_dis_guess_bias over the object's
+	                           * addresses */
+};
+
+/* A derived rate that may be missing from the data. */
+struct fl_mix_rate {
+	int available;  /* 0: value is meaningless, why says what is missing */
+	double value;   /* events per 1000 Ir */
+	char why[96];   /* reason when unavailable */
+};
+
+/* Dynamic counts (instructions executed) and derived rates. */
+struct fl_mix {
+	uint64_t ir_total;       /* Ir total of the callgrind file (sum of self costs) */
+	uint64_t insns;          /* classified: Ir at addresses matched to an instruction */
+	uint64_t cond;           /* conditional branches executed */
+	uint64_t cond_taken;     /* ... taken (jcnd= counts at conditional-branch addresses) */
+	uint64_t jmp;            /* direct unconditional jumps */
+	uint64_t jmp_ind;        /* indirect jumps */
+	uint64_t call;           /* direct calls */
+	uint64_t call_ind;       /* indirect calls */
+	uint64_t ret;            /* returns */
+	uint64_t loads;          /* instructions reading memory (includes rmw) */
+	uint64_t stores;         /* instructions writing memory (includes rmw) */
+	uint64_t rmw;            /* instructions both reading and writing memory */
+	uint64_t mem;            /* instructions touching memory: loads + stores - rmw */
+	uint64_t scalar_fp;      /* x87 and SSE/AVX scalar FP */
+	uint64_t vector;         /* other SIMD */
+	uint64_t int_div;        /* div, idiv */
+	uint64_t fp_div;         /* FP divide and square root */
+	uint64_t other;          /* no flow and no flag */
+	uint64_t taken_branches; /* cond_taken + jmp + jmp_ind + call + call_ind + ret */
+	double taken_rate;       /* cond_taken / cond (0 when no conditional branches) */
+	double insns_per_taken;  /* insns / taken_branches (0 when none taken) */
+	uint64_t unmapped_addrs; /* addresses whose object was not given (or no ob=) */
+	uint64_t unmapped_ir;    /* ... their Ir */
+	uint64_t unmatched_addrs; /* addresses of given objects with no instruction start */
+	uint64_t unmatched_ir;   /* ... their Ir */
+	uint64_t jcnd_elsewhere; /* addresses with jcnd= data not classified conditional:
+	                          * normally rep string instructions, which valgrind runs as
+	                          * a loop with a conditional exit */
+	struct fl_mix_rate l1i_mpki;  /* 1000 * I1mr / Ir */
+	struct fl_mix_rate lli_mpki;  /* 1000 * ILmr / Ir */
+	struct fl_mix_rate cond_mpki; /* 1000 * Bcm / Ir (conditional mispredicts) */
+	struct fl_mix_rate ind_mpki;  /* 1000 * Bim / Ir (indirect mispredicts) */
+};
+
+/* Compute m from cg (needs positions with instr and an Ir event) and nobjs objects (0 is
+ * allowed: then only the rates and ir_total are meaningful). Objects with guess_bias get
+ * their bias written. Returns 0, or -1 with err set (no instr positions, no Ir, bias guess
+ * failed, out of memory). */
+int fl_mix_compute(struct fl_mix *m, const struct fl_cg *cg, struct fl_mix_obj *objs,
+	size_t nobjs, char *err, size_t errlen);
+
+/* Per-kilo-instruction rates only (fills the four fl_mix_rate fields and ir_total). */
+void fl_mix_rates(struct fl_mix *m, const struct fl_cg *cg);
+
+/* Write a small human-readable table of m to out. */
+void fl_mix_print(const struct fl_mix *m, FILE *out);
+
+#endif
