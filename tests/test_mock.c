@@ -68,6 +68,14 @@ static void test_shape_cap_offset(void **state)
 	assert_int_equal(mock_shape_effective_us(&c, UINT32_MAX), 200000);
 	assert_int_equal(decide(&c, 9979607, MOCK_SHAPE_TIMER), 200000);
 
+	/* A fixed latency replaces every asked one, then goes through cap and offset. */
+	c.fixed_us = 5000;
+	assert_int_equal(mock_shape_effective_us(&c, 0), 5000);
+	assert_int_equal(mock_shape_effective_us(&c, 9979607), 5000);
+	c.fixed_us = 300000;
+	assert_int_equal(mock_shape_effective_us(&c, 10), 200000);
+	c.fixed_us = MOCK_SHAPE_NOT_FIXED;
+
 	c.offset_us = 50;
 	assert_int_equal(mock_shape_effective_us(&c, 0), 0);
 	assert_int_equal(mock_shape_effective_us(&c, 50), 0);
@@ -86,7 +94,8 @@ static void test_shape_cap_offset(void **state)
 static void test_shape_thresholds(void **state)
 {
 	(void)state;
-	struct mock_shape_cfg c = { .cap_us = 1000, .offset_us = 0, .skip_us = 300, .spin_us = 200 };
+	struct mock_shape_cfg c = { .cap_us = 1000, .offset_us = 0, .skip_us = 300, .spin_us = 200,
+		.fixed_us = MOCK_SHAPE_NOT_FIXED };
 	decide(&c, 250, MOCK_SHAPE_NOW);
 	assert_int_equal(decide(&c, 300, MOCK_SHAPE_TIMER), 300);
 	c.skip_us = 0;

@@ -39,6 +39,7 @@ struct mock_opts {
 	uint64_t latency_offset_us;
 	uint64_t latency_skip_us;
 	uint64_t spin_below_us;
+	uint64_t latency_fixed_us;
 	const char *stats_file;
 	uint64_t stats_interval_s;
 	int quiet;
@@ -105,6 +106,10 @@ static const struct opt_def opt_defs[] = {
 	{ "spin-below-us", OPT_U64, O(spin_below_us), 0, UINT32_MAX, "US",
 	  "effective latencies below this (and not skipped) busy-spin\n"
 	  "the IO thread; longer ones use a timer, µs (default 200)" },
+	{ "latency-fixed-us", OPT_U64, O(latency_fixed_us), 0, UINT32_MAX - 1, "US",
+	  "ignore the latency each request asks for and use this one,\n"
+	  "µs, before cap and offset (default: off; for controlled\n"
+	  "experiments, e.g. checking the driver's p50 against it)" },
 	{ "stats-file", OPT_STR, O(stats_file), 0, 0, "PATH",
 	  "write stats as JSON here at exit (temp file + rename)" },
 	{ "stats-interval-s", OPT_U64, O(stats_interval_s), 0, 86400, "N",
@@ -274,6 +279,7 @@ int main(int argc, char **argv)
 		.latency_offset_us = MOCK_SHAPE_OFFSET_US,
 		.latency_skip_us = MOCK_SHAPE_SKIP_US,
 		.spin_below_us = MOCK_SHAPE_SPIN_US,
+		.latency_fixed_us = MOCK_SHAPE_NOT_FIXED,
 	};
 	int rc = mock_parse(argc, argv, &o);
 	if (rc)
@@ -350,6 +356,7 @@ int main(int argc, char **argv)
 			.offset_us = (uint32_t)o.latency_offset_us,
 			.skip_us = (uint32_t)o.latency_skip_us,
 			.spin_us = (uint32_t)o.spin_below_us,
+			.fixed_us = (uint32_t)o.latency_fixed_us,
 		},
 		.stats_file = o.stats_file,
 		.stats_interval_s = (unsigned)o.stats_interval_s,

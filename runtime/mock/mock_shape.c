@@ -9,10 +9,13 @@ void mock_shape_defaults(struct mock_shape_cfg *c)
 	c->offset_us = MOCK_SHAPE_OFFSET_US;
 	c->skip_us = MOCK_SHAPE_SKIP_US;
 	c->spin_us = MOCK_SHAPE_SPIN_US;
+	c->fixed_us = MOCK_SHAPE_NOT_FIXED;
 }
 
 uint32_t mock_shape_effective_us(const struct mock_shape_cfg *c, uint32_t latency_us)
 {
+	if (c->fixed_us != MOCK_SHAPE_NOT_FIXED)
+		latency_us = c->fixed_us;
 	uint32_t l = latency_us < c->cap_us ? latency_us : c->cap_us;
 	return l > c->offset_us ? l - c->offset_us : 0;
 }

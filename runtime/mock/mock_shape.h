@@ -3,6 +3,7 @@
  * A request asks for a latency L (µs, RpcRequest.latency_us, sampled by the leaf from the
  * production distribution). The mock shapes it:
  *
+ *   L         = fixed_us instead, when a fixed latency is set (controlled experiments)
  *   effective = min(L, cap_us) - offset_us, floored at 0
  *   effective <  skip_us  -> reply at once (a timer would cost more than it waits)
  *   effective <  spin_us  -> busy-spin effective µs on the IO thread, then reply
@@ -20,12 +21,14 @@
 #define MOCK_SHAPE_OFFSET_US 0u      /* default offset */
 #define MOCK_SHAPE_SKIP_US 100u      /* default: below 100 µs reply at once */
 #define MOCK_SHAPE_SPIN_US 200u      /* default: below 200 µs spin, else timer */
+#define MOCK_SHAPE_NOT_FIXED UINT32_MAX /* fixed_us value meaning "use the asked latency" */
 
 struct mock_shape_cfg {
 	uint32_t cap_us;     /* latencies asked above this are cut to it (µs) */
 	uint32_t offset_us;  /* subtracted after the cap (µs) */
 	uint32_t skip_us;    /* effective latency below this: no wait (µs) */
 	uint32_t spin_us;    /* effective latency below this (and >= skip): spin (µs) */
+	uint32_t fixed_us;   /* every request's latency (µs), or MOCK_SHAPE_NOT_FIXED */
 };
 
 enum mock_shape_action {
