@@ -1,0 +1,637 @@
+/* run_result.c: driver step lines in, result.json and steps.csv out. */
+#define _GNU_SOURCE
+#include "run_result.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *fl_run_status_name(enum fl_run_status s)
+{
+	switch (s) {
+	case FL_RUN_RUNNING: return "running";
+	case FL_RUN_COMPLETE: return "complete";
+	case FL_RUN_INTERRUPTED: return "interrupted";
+	case FL_RUN_FAILED: return "failed";
+	}
+	return "?";
+}
+
+double fl_run_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static uint64_t jcount(const json_t *o, const char *key)
+{
+	double v = jnum(o, key);
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+static void lat_parse(const json_t *o, struct fl_lat_ms *l)
+{
+	l->count = jcount(o, "count");
+	l->p50 = jnum(o, "p50");
+	l->p90 = jnum(o, "p90");
+	l->p95 = jnum(o, "p95");
+	l->p99 = jnum(o, "p99");
+	l->p99_9 = jnum(o, "p99_9");
+	l->max = jnum(o, "max");
+	l->mean = jnum(o, "mean");
+}
+
+int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j = json_loads(line, 0, &je);
+
+	memset(o, 0, sizeof *o);
+	if (!json_is_object(j)) {
+		snprintf(err, errlen, "not a JSON object: %s", j ? "" : je.text);
+		json_decref(j);
+		return -1;
+	}
+	const json_t *e = json_object_get(j, "error");
+	if (json_is_string(e)) {
+		snprintf(err, errlen, "%s", json_string_value(e));
+		json_decref(j);
+		return 1;
+	}
+	const json_t *lat = json_object_get(j, "latency_ms");
+	const json_t *errs = json_object_get(j, "errors");
+	if (!json_is_number(json_object_get(j, "requested_qps")) || !json_is_object(lat) ||
+	    !json_is_object(errs)) {
+		snprintf(err, errlen, "a step result without requested_qps, latency_ms or errors");
+		json_decref(j);
+		return -1;
+	}
+	o->requested_qps = jnum(j, "requested_qps");
+	o->achieved_qps = jnum(j, "achieved_qps");
+	o->window_s = jnum(j, "window_s");
+	o->sent = jcount(j, "sent");
+	o->completed = jcount(j, "completed");
+	o->ok = jcount(j, "ok");
+	o->overloaded = jcount(j, "overloaded");
+	o->timeouts = jcount(j, "timeouts");
+	o->late = jcount(j, "late");
+	o->unsent = jcount(j, "unsent");
+	o->errors = jcount(errs, "total");
+	o->offered_qps = o->window_s > 0 ? (double)(o->sent + o->unsent) / o->window_s : 0;
+	lat_parse(lat, &o->lat);
+	const json_t *cpu = json_object_get(j, "host_cpu_pct");
+	o->driver_cpu_pct = json_is_number(cpu) ? json_number_value(cpu) : -1;
+	o->driver_limited = json_is_true(json_object_get(j, "driver_limited"));
+	o->interrupted = json_is_true(json_object_get(j, "interrupted"));
+	o->errors_json = json_deep_copy(errs);
+	json_decref(j);
+	return 0;
+}
+
+void fl_result_obs_free(struct fl_run_obs *o)
+{
+	json_decref(o->errors_json);
+	o->errors_json = NULL;
+}
+
+void fl_result_step_aggregate(struct fl_run_step *st)
+{
+	struct fl_search_obs *s = &st->sum;
+	double worst = -1;
+
+	memset(s, 0, sizeof *s);
+	memset(&st->worst, 0, sizeof st->worst);
+	st->overloaded = st->timeouts = 0;
+	st->complete = st->ninst > 0;
+	for (unsigned i = 0; i < st->ninst; i++) {
+		const struct fl_run_obs *o = &st->inst[i];
+		s->requested_qps += o->requested_qps;
+		s->offered_qps += o->offered_qps;
+		s->achieved_qps += o->achieved_qps;
+		s->requests += o->sent + o->unsent;
+		s->errors += o->errors + o->timeouts + o->overloaded;
+		st->overloaded += o->overloaded;
+		st->timeouts += o->timeouts;
+		if (o->lat.p95 > worst) {
+			worst = o->lat.p95;
+			st->worst = o->lat;
+		}
+		if (o->interrupted || o->window_s <= 0)
+			st->complete = 0;
+	}
+	s->p95_ms = st->worst.p95;
+}
+
+json_t *fl_result_load_json(const char *path)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	return j;
+}
+
+/* Copy key from src to dst when present. */
+static void copy_key(json_t *dst, const json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key);
+	if (v != NULL)
+		json_object_set(dst, key, v);
+}
+
+json_t *fl_result_build_summary(const char *exe_dir)
+{
+	static const char *const dirs[] = { "", "/../share/frontload" };
+	char path[4200];
+
+	for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+		snprintf(path, sizeof path, "%s%s/config.json", exe_dir, dirs[d]);
+		json_t *cfg = fl_result_load_json(path);
+		snprintf(path, sizeof path, "%s%s/manifest.json", exe_dir, dirs[d]);
+		json_t *man = fl_result_load_json(path);
+		if (cfg == NULL && man == NULL)
+			continue;
+		json_t *b = json_object();
+		snprintf(path, sizeof path, "%s%s", exe_dir, dirs[d]);
+		json_object_set_new(b, "dir", json_string(path));
+		if (cfg != NULL) {
+			static const char *const keys[] = { "configure_args", "copies", "seed",
+				"clone", "shards", "cc", "cc_version", "cflags", "linker", "sanitizers",
+				"variants", "functions" };
+			for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+				copy_key(b, cfg, keys[k]);
+		}
+		if (man != NULL) {
+			json_t *m = json_object();
+			copy_key(m, man, "generator");
+			copy_key(m, man, "seed");
+			copy_key(m, man, "copies");
+			copy_key(m, man, "clone");
+			copy_key(m, man, "totals");
+			json_t *v = json_object_get(man, "verify");
+			if (json_is_object(v)) {
+				json_t *vs = json_object();
+				copy_key(vs, v, "ok");
+				copy_key(vs, v, "functions");
+				copy_key(vs, v, "unique");
+				json_object_set_new(m, "verify", vs);
+			}
+			json_object_set_new(b, "manifest", m);
+		}
+		json_decref(cfg);
+		json_decref(man);
+		return b;
+	}
+	return NULL;
+}
+
+/* Real number or null when not finite / flagged unknown. */
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(round(v * 1e4) / 1e4) : json_null();
+}
+
+static json_t *lat_json(const struct fl_lat_ms *l)
+{
+	return json_pack("{sIsososososososo}", "count", (json_int_t)l->count, "p50_ms",
+		jreal(l->p50), "p90_ms", jreal(l->p90), "p95_ms", jreal(l->p95), "p99_ms",
+		jreal(l->p99), "p99_9_ms", jreal(l->p99_9), "max_ms", jreal(l->max), "mean_ms",
+		jreal(l->mean));
+}
+
+/* Latency fields flat into o (DCPerf style: p95_ms beside final_*). */
+static void lat_flat(json_t *o, const struct fl_lat_ms *l)
+{
+	json_object_set_new(o, "p50_ms", jreal(l->p50));
+	json_object_set_new(o, "p90_ms", jreal(l->p90));
+	json_object_set_new(o, "p95_ms", jreal(l->p95));
+	json_object_set_new(o, "p99_ms", jreal(l->p99));
+	json_object_set_new(o, "p99_9_ms", jreal(l->p99_9));
+	json_object_set_new(o, "max_ms", jreal(l->max));
+	json_object_set_new(o, "mean_ms", jreal(l->mean));
+	json_object_set_new(o, "latency_count", json_integer((json_int_t)l->count));
+}
+
+static json_t *obs_json(const struct fl_run_obs *o)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "requested_qps", jreal(o->requested_qps));
+	json_object_set_new(j, "offered_qps", jreal(o->offered_qps));
+	json_object_set_new(j, "achieved_qps", jreal(o->achieved_qps));
+	json_object_set_new(j, "window_s", jreal(o->window_s));
+	json_object_set_new(j, "sent", json_integer((json_int_t)o->sent));
+	json_object_set_new(j, "completed", json_integer((json_int_t)o->completed));
+	json_object_set_new(j, "ok", json_integer((json_int_t)o->ok));
+	json_object_set_new(j, "overloaded", json_integer((json_int_t)o->overloaded));
+	json_object_set_new(j, "timeouts", json_integer((json_int_t)o->timeouts));
+	json_object_set_new(j, "late", json_integer((json_int_t)o->late));
+	json_object_set_new(j, "unsent", json_integer((json_int_t)o->unsent));
+	json_object_set_new(j, "errors", o->errors_json ? json_deep_copy(o->errors_json) :
+		json_null());
+	json_object_set_new(j, "latency", lat_json(&o->lat));
+	json_object_set_new(j, "driver_host_cpu_pct", o->driver_cpu_pct >= 0 ?
+		jreal(o->driver_cpu_pct) : json_null());
+	json_object_set_new(j, "driver_limited", json_boolean(o->driver_limited));
+	json_object_set_new(j, "interrupted", json_boolean(o->interrupted));
+	return j;
+}
+
+static json_t *step_json(const struct fl_run_step *st)
+{
+	json_t *j = json_object(), *inst = json_array();
+	json_object_set_new(j, "step", json_integer(st->number));
+	json_object_set_new(j, "phase", json_string(fl_search_phase_name(st->phase)));
+	json_object_set_new(j, "requested_qps", jreal(st->sum.requested_qps));
+	json_object_set_new(j, "requested_qps_per_instance", jreal(st->qps));
+	json_object_set_new(j, "offered_qps", jreal(st->sum.offered_qps));
+	json_object_set_new(j, "achieved_qps", jreal(st->sum.achieved_qps));
+	lat_flat(j, &st->worst);
+	json_object_set_new(j, "requests", json_integer((json_int_t)st->sum.requests));
+	json_object_set_new(j, "errors", json_integer((json_int_t)st->sum.errors));
+	json_object_set_new(j, "overloaded", json_integer((json_int_t)st->overloaded));
+	json_object_set_new(j, "timeouts", json_integer((json_int_t)st->timeouts));
+	json_object_set_new(j, "pass", json_boolean(st->pass));
+	json_object_set_new(j, "why", json_string(st->why));
+	json_object_set_new(j, "complete", json_boolean(st->complete));
+	json_object_set_new(j, "warmup_s", jreal(st->warmup_s));
+	json_object_set_new(j, "duration_s", jreal(st->duration_s));
+	json_object_set_new(j, "started_s", jreal(st->started_s));
+	json_object_set_new(j, "ended_s", jreal(st->ended_s));
+	json_object_set_new(j, "host_cpu_util_pct", st->host_cpu_pct >= 0 ?
+		jreal(st->host_cpu_pct) : json_null());
+	for (unsigned i = 0; i < st->ninst; i++)
+		json_array_append_new(inst, obs_json(&st->inst[i]));
+	json_object_set_new(j, "instances", inst);
+	return j;
+}
+
+/* cpu_ns per stage of after minus before, and each stage's share of their sum: the leaf's
+ * "stages" and "cpu_share" blocks over an interval. NULL when a block is missing. */
+static json_t *stages_delta(const json_t *before, const json_t *after)
+{
+	const json_t *sa = json_object_get(after, "stages");
+	const json_t *sb = json_object_get(before, "stages");
+	const char *name;
+	const json_t *v;
+	double total = 0;
+
+	if (!json_is_object(sa))
+		return NULL;
+	json_t *stages = json_object(), *share = json_object();
+	json_object_foreach((json_t *)sa, name, v) {
+		const json_t *b = json_object_get(sb, name);
+		double cpu = jnum(v, "cpu_ns") - jnum(b, "cpu_ns");
+		double wall = jnum(v, "wall_ns") - jnum(b, "wall_ns");
+		json_object_set_new(stages, name, json_pack("{sIsI}", "cpu_ns",
+			(json_int_t)cpu, "wall_ns", (json_int_t)wall));
+		total += cpu;
+	}
+	json_object_foreach(stages, name, v) {
+		double cpu = jnum(v, "cpu_ns");
+		json_object_set_new(share, name, jreal(total > 0 ? cpu / total : 0));
+	}
+	json_t *out = json_object();
+	json_object_set_new(out, "stages", stages);
+	json_object_set_new(out, "cpu_share", share);
+	double up = jnum(after, "uptime_s") - jnum(before, "uptime_s");
+	json_object_set_new(out, "interval_s", jreal(up));
+	const json_t *ra = json_object_get(after, "requests");
+	const json_t *rb = json_object_get(before, "requests");
+	if (json_is_object(ra)) {
+		json_t *req = json_object();
+		json_object_foreach((json_t *)ra, name, v)
+			if (json_is_number(v))
+				json_object_set_new(req, name, json_integer((json_int_t)(jnum(ra, name) -
+					jnum(rb, name))));
+		json_object_set_new(out, "requests", req);
+	}
+	return out;
+}
+
+static json_t *leaf_stats_json(const struct fl_run_instance *in)
+{
+	if (!in->own_leaf)
+		return json_pack("{ss}", "note", "leaf not started by frontload (--leaf): no stats");
+	json_t *j = json_object();
+	json_object_set_new(j, "file", json_string(in->leaf_stats_path));
+	if (in->leaf_stats_pre != NULL && in->leaf_stats_post != NULL) {
+		json_t *d = stages_delta(in->leaf_stats_pre, in->leaf_stats_post);
+		json_object_set_new(j, "final_window", d ? d : json_null());
+	}
+	const json_t *whole = in->leaf_stats_end ? in->leaf_stats_end :
+		in->leaf_stats_post ? in->leaf_stats_post : in->leaf_stats_pre;
+	if (whole != NULL) {
+		json_t *w = json_object();
+		copy_key(w, whole, "uptime_s");
+		copy_key(w, whole, "stages");
+		copy_key(w, whole, "cpu_share");
+		copy_key(w, whole, "requests");
+		copy_key(w, whole, "pools");
+		copy_key(w, whole, "extract_calls");
+		json_object_set_new(j, "whole_run", w);
+		const json_t *c = json_object_get(whole, "config");
+		if (json_is_object(c))
+			json_object_set(j, "leaf_config", (json_t *)c);
+		const json_t *f = json_object_get(whole, "fanout");
+		if (json_is_object(f)) {
+			json_t *fo = json_object();
+			static const char *const keys[] = { "enabled", "calls", "ok", "errors",
+				"timeouts", "reconnects", "cipher" };
+			for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+				copy_key(fo, f, keys[k]);
+			json_object_set_new(w, "fanout", fo);
+		}
+	}
+	return j;
+}
+
+static json_t *cpus_json(const struct fl_cpus *c)
+{
+	char buf[4096];
+	if (c->n == 0)
+		return json_null();
+	fl_cpus_format(c, buf, sizeof buf);
+	return json_string(buf);
+}
+
+static json_t *proc_json(const struct fl_proc *p, int own)
+{
+	char how[256];
+	if (!own)
+		return json_null();
+	fl_proc_describe(p, how, sizeof how);
+	return json_pack("{sIssss}", "pid", (json_int_t)p->pid, "state", how, "log",
+		p->log_path);
+}
+
+static json_t *instance_json(const struct fl_run *r, unsigned i)
+{
+	const struct fl_run_instance *in = &r->inst[i];
+	json_t *j = json_object();
+	json_object_set_new(j, "instance", json_integer(i));
+	json_object_set_new(j, "cpus", in->placed ? cpus_json(&in->cpus) : json_null());
+	json_object_set_new(j, "leaf_cpus", cpus_json(&in->leaf_cpus));
+	json_object_set_new(j, "mock_cpus", cpus_json(&in->mock_cpus));
+	json_object_set_new(j, "driver_cpus", cpus_json(&in->driver_cpus));
+	json_object_set_new(j, "leaf", json_string(in->leaf_addr));
+	json_object_set_new(j, "mock", in->mock_addr[0] ? json_string(in->mock_addr) :
+		json_null());
+	json_object_set_new(j, "leaf_process", proc_json(&in->leaf, in->own_leaf));
+	json_object_set_new(j, "mock_process", proc_json(&in->mock, in->own_mock));
+	json_object_set_new(j, "driver_process", proc_json(&in->driver, 1));
+	if (r->final_step >= 0) {
+		const struct fl_run_step *st = &r->steps[r->final_step];
+		const struct fl_run_obs *o = &st->inst[i];
+		json_object_set_new(j, "final_requested_qps", jreal(o->requested_qps));
+		json_object_set_new(j, "final_achieved_qps", jreal(o->achieved_qps));
+		json_object_set_new(j, "final_offered_qps", jreal(o->offered_qps));
+		json_object_set_new(j, "final_latency_msec", jreal(o->lat.p95));
+		lat_flat(j, &o->lat);
+		json_object_set_new(j, "errors", o->errors_json ? json_deep_copy(o->errors_json) :
+			json_null());
+		json_object_set_new(j, "overloaded", json_integer((json_int_t)o->overloaded));
+		json_object_set_new(j, "timeouts", json_integer((json_int_t)o->timeouts));
+	}
+	json_object_set_new(j, "leaf_stats", leaf_stats_json(in));
+	if (in->own_mock)
+		json_object_set_new(j, "mock_stats_file", json_string(in->mock_stats_path));
+	return j;
+}
+
+static json_t *config_json(const struct fl_run *r)
+{
+	const struct fl_run_config *c = &r->cfg;
+	json_t *j = json_object(), *fixed = json_array();
+	for (unsigned i = 0; i < c->nfixed; i++)
+		json_array_append_new(fixed, jreal(c->fixed_qps[i]));
+	json_object_set_new(j, "sla_ms", jreal(c->search.sla_p95_ms));
+	json_object_set_new(j, "start_qps", jreal(c->search.start_qps));
+	json_object_set_new(j, "max_qps", jreal(c->search.max_qps));
+	json_object_set_new(j, "growth", jreal(c->search.growth));
+	json_object_set_new(j, "tolerance_pct", jreal(c->search.tolerance * 100));
+	json_object_set_new(j, "max_steps", json_integer(c->search.max_steps));
+	json_object_set_new(j, "min_achieved_pct", jreal(c->search.min_achieved * 100));
+	json_object_set_new(j, "max_error_pct", jreal(c->search.max_error_rate * 100));
+	json_object_set_new(j, "warmup_seconds", jreal(c->warmup_s));
+	json_object_set_new(j, "step_seconds", jreal(c->step_s));
+	json_object_set_new(j, "final_seconds", jreal(c->final_s));
+	json_object_set_new(j, "qps", fixed);
+	json_object_set_new(j, "duration", jreal(c->duration_s));
+	json_object_set_new(j, "quick", json_boolean(c->quick));
+	json_object_set_new(j, "instances", json_integer(c->instances));
+	json_object_set_new(j, "pin", json_boolean(c->pin));
+	json_object_set_new(j, "leaf", c->leaf ? json_string(c->leaf) : json_null());
+	json_object_set_new(j, "mock", c->mock ? json_string(c->mock) : json_null());
+	json_object_set_new(j, "seed", json_integer((json_int_t)c->seed));
+	json_object_set_new(j, "rpc_fanout_scale", c->rpc_fanout_scale >= 0 ?
+		jreal(c->rpc_fanout_scale) : json_null());
+	json_object_set_new(j, "extractors_per_story", c->extractors_per_story >= 0 ?
+		json_integer(c->extractors_per_story) : json_null());
+	json_object_set_new(j, "active_copies", c->active_copies >= 0 ?
+		json_integer(c->active_copies) : json_null());
+	json_object_set_new(j, "tls", json_boolean(c->tls));
+	json_object_set_new(j, "trace", json_boolean(c->trace));
+	json_object_set_new(j, "leaf_args", c->leaf_args ? json_string(c->leaf_args) :
+		json_null());
+	json_object_set_new(j, "mock_args", c->mock_args ? json_string(c->mock_args) :
+		json_null());
+	json_object_set_new(j, "driver_args", c->driver_args ? json_string(c->driver_args) :
+		json_null());
+	json_object_set_new(j, "ready_timeout_seconds", jreal(c->ready_timeout_s));
+	return j;
+}
+
+static json_t *host_json(const struct fl_run *r)
+{
+	const struct fl_host_info *h = &r->host;
+	return json_pack("{sssssssssssIsIsIsIsI}", "cpu_model", h->cpu_model,
+		"cpu_architecture", h->architecture, "kernel_version", h->kernel,
+		"kernel_build", h->kernel_version, "hostname", h->hostname,
+		"num_logical_cpus", (json_int_t)h->logical_cpus,
+		"num_cpus_usable", (json_int_t)h->usable_cpus,
+		"physical_cores", (json_int_t)h->cores,
+		"threads_per_core", (json_int_t)h->threads_per_core,
+		"mem_total_kib", (json_int_t)h->mem_total_kib);
+}
+
+static void utc_string(time_t t, char *out, size_t len)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *result_json(const struct fl_run *r)
+{
+	const struct fl_run_config *c = &r->cfg;
+	json_t *j = json_object(), *steps = json_array(), *inst = json_array(), *cmd = json_array();
+	char when[64];
+	time_t now = time(NULL);
+	int fixed = c->nfixed > 0;
+
+	for (int i = 0; i < r->argc; i++)
+		json_array_append_new(cmd, json_string(r->argv[i]));
+	json_object_set_new(j, "benchmark_name", json_string("frontload_run"));
+	json_object_set_new(j, "run_id", json_string(r->run_id));
+	json_object_set_new(j, "status", json_string(fl_run_status_name(r->status)));
+	json_object_set_new(j, "status_reason", json_string(r->status_reason));
+	json_object_set_new(j, "timestamp", json_integer((json_int_t)r->started_wall));
+	utc_string(r->started_wall, when, sizeof when);
+	json_object_set_new(j, "started_utc", json_string(when));
+	utc_string(now, when, sizeof when);
+	json_object_set_new(j, "updated_utc", json_string(when));
+	json_object_set_new(j, "elapsed_s", jreal(fl_run_now() - r->t0));
+	json_object_set_new(j, "command", cmd);
+	json_object_set_new(j, "is_fixed_qps", json_boolean(fixed));
+	json_object_set_new(j, "sla_p95_ms", jreal(c->search.sla_p95_ms));
+	json_object_set_new(j, "target_latency_msec", jreal(c->search.sla_p95_ms));
+	json_object_set_new(j, "target_percentile", json_string("95p"));
+
+	/* The search outcome (null in fixed mode or while it runs). */
+	if (!fixed && r->search.state == FL_SEARCH_DONE) {
+		json_object_set_new(j, "converged", json_boolean(r->search.converged));
+		json_object_set_new(j, "converged_reason", json_string(r->search.reason));
+		json_object_set_new(j, "sla_bound_qps", r->search.chosen_qps > 0 ?
+			jreal(r->search.chosen_qps * r->ninst) : json_null());
+	} else {
+		json_object_set_new(j, "converged", json_null());
+		json_object_set_new(j, "converged_reason", json_string(fixed ?
+			"fixed rates (--qps): no search" : "search not finished"));
+		json_object_set_new(j, "sla_bound_qps", json_null());
+	}
+
+	/* The final window (fixed mode: the last rate), DCPerf names first. */
+	if (r->final_step >= 0) {
+		const struct fl_run_step *st = &r->steps[r->final_step];
+		json_object_set_new(j, "final_requested_qps", jreal(st->sum.requested_qps));
+		json_object_set_new(j, "final_achieved_qps", jreal(st->sum.achieved_qps));
+		json_object_set_new(j, "final_offered_qps", jreal(st->sum.offered_qps));
+		json_object_set_new(j, "final_latency_msec", jreal(st->worst.p95));
+		lat_flat(j, &st->worst);
+		json_object_set_new(j, "final_window_s", jreal(st->inst[0].window_s));
+		json_object_set_new(j, "final_pass", json_boolean(st->pass));
+		json_object_set_new(j, "final_why", json_string(st->why));
+		json_object_set_new(j, "final_complete", json_boolean(st->complete));
+		json_object_set_new(j, "host_cpu_util_pct", r->final_host_cpu_pct >= 0 ?
+			jreal(r->final_host_cpu_pct) : json_null());
+		json_t *errs = json_object();
+		json_object_set_new(errs, "total", json_integer((json_int_t)st->sum.errors));
+		json_object_set_new(errs, "overloaded", json_integer((json_int_t)st->overloaded));
+		json_object_set_new(errs, "timeouts", json_integer((json_int_t)st->timeouts));
+		json_object_set_new(errs, "requests", json_integer((json_int_t)st->sum.requests));
+		json_object_set_new(j, "errors", errs);
+	} else {
+		static const char *const keys[] = { "final_requested_qps", "final_achieved_qps",
+			"final_offered_qps", "final_latency_msec", "p50_ms", "p90_ms", "p95_ms",
+			"p99_ms", "p99_9_ms", "max_ms", "mean_ms", "final_window_s", "final_pass",
+			"host_cpu_util_pct", "errors" };
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			json_object_set_new(j, keys[k], json_null());
+	}
+	json_object_set_new(j, "spawned_instances", json_integer(r->ninst));
+	unsigned ok = 0;
+	for (unsigned i = 0; i < r->ninst; i++) {
+		json_array_append_new(inst, instance_json(r, i));
+		ok += r->final_step >= 0 && !r->steps[r->final_step].inst[i].interrupted &&
+			r->steps[r->final_step].inst[i].window_s > 0;
+	}
+	json_object_set_new(j, "successful_instances", json_integer(ok));
+	json_object_set_new(j, "instances", inst);
+
+	json_t *search = json_object();
+	json_object_set_new(search, "probes", json_integer(r->search.nprobes));
+	json_object_set_new(search, "lo_qps", jreal(r->search.lo));
+	json_object_set_new(search, "hi_qps", r->search.hi > 0 ? jreal(r->search.hi) :
+		json_null());
+	json_object_set_new(search, "chosen_qps_per_instance", jreal(r->search.chosen_qps));
+	json_object_set_new(j, "search", search);
+	for (size_t i = 0; i < r->nsteps; i++)
+		json_array_append_new(steps, step_json(&r->steps[i]));
+	json_object_set_new(j, "steps", steps);
+	json_object_set_new(j, "config", config_json(r));
+	json_object_set_new(j, "build", r->build ? json_deep_copy(r->build) : json_null());
+	json_object_set_new(j, "machines", json_pack("[o]", host_json(r)));
+	json_t *files = json_object();
+	json_object_set_new(files, "steps_csv", json_string("steps.csv"));
+	json_object_set_new(files, "trace_csv", c->trace ? json_string(r->ninst > 1 ?
+		"trace-<instance>.csv" : "trace.csv") : json_null());
+	json_object_set_new(j, "files", files);
+	return j;
+}
+
+/* Write through path.tmp and rename. */
+static int write_atomic(const char *path, int (*emit)(FILE *, const struct fl_run *),
+	const struct fl_run *r)
+{
+	char tmp[4200];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		return -1;
+	FILE *f = fopen(tmp, "w");
+	if (f == NULL)
+		return -1;
+	int rc = emit(f, r);
+	if (fclose(f) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -1;
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}
+
+static int emit_json(FILE *f, const struct fl_run *r)
+{
+	json_t *j = result_json(r);
+	int rc = j && json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
+		fputc('\n', f) != EOF ? 0 : -1;
+	json_decref(j);
+	return rc;
+}
+
+static int emit_csv(FILE *f, const struct fl_run *r)
+{
+	fprintf(f, "step,phase,requested_qps,achieved_qps,p50_ms,p95_ms,p99_ms,errors,"
+		"overloaded,pass,offered_qps,timeouts,host_cpu_pct,complete,why\n");
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const struct fl_run_step *st = &r->steps[i];
+		char why[300];
+		size_t n = 0;
+		/* CSV-quote the reason (it may hold commas). */
+		for (const char *p = st->why; *p && n + 2 < sizeof why; p++)
+			why[n++] = *p == '"' ? '\'' : *p;
+		why[n] = 0;
+		fprintf(f, "%u,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%d,%.3f,%llu,%.1f,%d,\"%s\"\n",
+			st->number, fl_search_phase_name(st->phase), st->sum.requested_qps,
+			st->sum.achieved_qps, st->worst.p50, st->worst.p95, st->worst.p99,
+			(unsigned long long)st->sum.errors, (unsigned long long)st->overloaded,
+			st->pass, st->sum.offered_qps, (unsigned long long)st->timeouts,
+			st->host_cpu_pct, st->complete, why);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+int fl_result_write(const struct fl_run *r, char *err, size_t errlen)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/result.json", r->dir);
+	if (write_atomic(path, emit_json, r) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/steps.csv", r->dir);
+	if (write_atomic(path, emit_csv, r) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* run_result.h: the run-state of `frontload run` and its outputs (result.json, steps.csv).
+ *
+ * struct fl_run is the one run-state: configuration, host, instances with their
+ * processes, the search, every measured step and the status. run_main fills it; this
+ * module parses the driver's step lines into it and writes it out, atomically (temp file
+ * + rename), after every step, so whatever was measured survives an interruption.
+ */
+#ifndef FL_RUN_RESULT_H
+#define FL_RUN_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "run_host.h"
+#include "run_procs.h"
+#include "run_search.h"
+
+#define FL_RUN_MAX_INSTANCES 64u
+#define FL_RUN_MAX_FIXED 64u
+
+/* Latency of OK replies from intended send time (ms): the driver's "latency_ms". */
+struct fl_lat_ms {
+	uint64_t count;
+	double p50, p90, p95, p99, p99_9, max, mean;
+};
+
+/* One instance's measurement of one step: a parsed driver control line. */
+struct fl_run_obs {
+	double requested_qps;    /* rate asked of this instance */
+	double achieved_qps;     /* replies per second in the measured window */
+	double offered_qps;      /* (sent + unsent) / window: what the schedule offered */
+	double window_s;         /* measured window run (s) */
+	uint64_t sent, completed, ok, overloaded, timeouts, late, unsent;
+	uint64_t errors;         /* errors.total (bad status, protocol, lost, connect...) */
+	struct fl_lat_ms lat;
+	double driver_cpu_pct;   /* the driver's host CPU estimate (%), < 0 unknown */
+	int driver_limited;      /* the driver itself was the bottleneck */
+	int interrupted;         /* cut short by a signal */
+	json_t *errors_json;     /* errors by kind (owned) */
+};
+
+/* One step of the run over all instances. */
+struct fl_run_step {
+	unsigned number;             /* 1-based, in run order */
+	enum fl_search_phase phase;
+	double qps;                  /* requested per instance */
+	double warmup_s, duration_s; /* asked */
+	double started_s, ended_s;   /* since the run started */
+	double host_cpu_pct;         /* /proc/stat busy share over the step; < 0 unknown */
+	unsigned ninst;
+	struct fl_run_obs *inst;     /* ninst */
+	int complete;                /* every instance reported, none interrupted */
+	struct fl_search_obs sum;    /* totals (rates summed), worst p95: what is judged */
+	struct fl_lat_ms worst;      /* the instance with the highest p95 */
+	uint64_t overloaded, timeouts;  /* summed */
+	int pass;                    /* verdict under the search rule */
+	char why[256];               /* "ok" or what failed */
+};
+
+/* Every knob of `frontload run`. */
+struct fl_run_config {
+	struct fl_search_config search;  /* start, max, growth, SLA, tolerance, steps */
+	double warmup_s;           /* per step and before the final window (s) */
+	double step_s;             /* measured seconds per search step */
+	double final_s;            /* measured seconds of the final window */
+	double duration_s;         /* measured seconds per --qps rate */
+	double fixed_qps[FL_RUN_MAX_FIXED];
+	unsigned nfixed;           /* > 0: fixed mode */
+	int quick;
+	unsigned instances;
+	int pin;
+	const char *leaf;          /* --leaf list as given, or NULL */
+	const char *mock;          /* --mock list as given, or NULL */
+	const char *out;           /* --out, or NULL */
+	uint64_t seed;
+	double rpc_fanout_scale;   /* < 0: the leaf's default */
+	int64_t extractors_per_story;  /* < 0: the leaf's default */
+	int64_t active_copies;     /* < 0: the leaf's default */
+	int tls;
+	int trace;
+	const char *leaf_args, *mock_args, *driver_args;
+	double ready_timeout_s;
+	double driver_timeout_s;   /* the driver's --timeout-s (10): bounds a step's drain */
+};
+
+/* One set of mock + leaf + driver. */
+struct fl_run_instance {
+	unsigned index;
+	struct fl_cpus cpus;             /* its CPU range (all CPUs when not placed) */
+	struct fl_cpus leaf_cpus, mock_cpus, driver_cpus;  /* pinned sets; n = 0: unpinned */
+	int placed;                      /* pinned to cpus at all */
+	struct fl_proc mock, leaf, driver;
+	int own_mock, own_leaf;          /* started by frontload (else given by address) */
+	char mock_addr[300], leaf_addr[300];
+	char leaf_stats_path[4096], mock_stats_path[4096], driver_json_path[4096];
+	json_t *leaf_stats_pre;          /* leaf stats before the final window */
+	json_t *leaf_stats_post;         /* ... after it */
+	json_t *leaf_stats_end;          /* at exit (whole run) */
+	json_t *mock_stats_end;
+	char *line;                      /* driver output not yet a full line */
+	size_t line_len, line_cap;
+	FILE *jsonl;                     /* every driver line, as received */
+};
+
+enum fl_run_status { FL_RUN_RUNNING, FL_RUN_COMPLETE, FL_RUN_INTERRUPTED, FL_RUN_FAILED };
+
+/* The one run-state. */
+struct fl_run {
+	struct fl_run_config cfg;
+	int argc;
+	char **argv;                   /* the command line, for the result */
+	char run_id[64];
+	char dir[2048];                /* run directory */
+	char exe_dir[2048];
+	time_t started_wall;
+	double t0;                     /* monotonic start (s) */
+	struct fl_host_topo topo;
+	struct fl_host_info host;
+	json_t *build;                 /* build summary (config.json, manifest.json) or NULL */
+	unsigned ninst;
+	struct fl_run_instance *inst;
+	struct fl_search search;
+	struct fl_run_step *steps;
+	size_t nsteps, steps_cap;
+	long final_step;               /* index in steps of the final window; -1: none */
+	double final_host_cpu_pct;     /* /proc/stat over the final window; < 0 unknown */
+	enum fl_run_status status;
+	char status_reason[4096];
+	int exit_signal;               /* SIGINT/SIGTERM that interrupted the run, or 0 */
+	int tty;                       /* stderr is a terminal: progress updated in place */
+	int progress_open;             /* a progress line without newline is on screen */
+	double progress_at;            /* when the progress line was last drawn */
+};
+
+/* "running", "complete", "interrupted", "failed". */
+const char *fl_run_status_name(enum fl_run_status s);
+
+/* Seconds on the monotonic clock. */
+double fl_run_now(void);
+
+/* Parse one driver control line into o (zeroed first). Returns 0; 1 when the line is the
+ * driver's {"error": ...} (err holds its text); -1 when it is not a step result (err). */
+int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_t errlen);
+
+/* Free what o owns. */
+void fl_result_obs_free(struct fl_run_obs *o);
+
+/* Sum st's instances into st->sum, st->worst, overloaded, timeouts and complete. */
+void fl_result_step_aggregate(struct fl_run_step *st);
+
+/* Build summary from config.json and manifest.json in exe_dir, else in
+ * exe_dir/../share/frontload; NULL when neither exists. */
+json_t *fl_result_build_summary(const char *exe_dir);
+
+/* Read a JSON file; NULL when missing or unparsable. */
+json_t *fl_result_load_json(const char *path);
+
+/* Write result.json and steps.csv into r->dir (temp + rename). Returns 0, or -1 (err). */
+int fl_result_write(const struct fl_run *r, char *err, size_t errlen);
+
+#endif
