@@ -20,6 +20,7 @@
 
 #include "paths.h"
 #include "run_host.h"
+#include "run_measure.h"
 #include "run_procs.h"
 #include "run_result.h"
 #include "run_search.h"
@@ -1404,6 +1405,10 @@ struct fl_cmd {
 
 static const struct fl_cmd fl_cmds[] = {
 	{ "run", cmd_run, "find the highest QPS within the p95 SLA, hold it, write a result" },
+	{ "validate", fl_cmd_measure, "measure front-end metrics (hardware or simulated) against targets" },
+	{ "mix", fl_cmd_measure, "dynamic instruction mix of the request path (callgrind)" },
+	{ "calibrate", fl_cmd_measure, "find calls per request that hit a target L1i MPKI" },
+	{ "study", fl_cmd_measure, "the I-cache MPKI study: sweep footprint and calls per request" },
 };
 #define FL_NCMDS (sizeof fl_cmds / sizeof fl_cmds[0])
 
