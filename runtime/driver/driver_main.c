@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "corpus.h"
 #include "driver_engine.h"
 #include "driver_report.h"
@@ -63,114 +64,66 @@ struct drv_args {
 	const char *csv;
 	int control;
 	int quiet;
-	int help;
 };
 
-enum drv_opt_type {
-	DRV_OPT_FLAG,   /* no value; sets an int to 1 */
-	DRV_OPT_STR,    /* kept as given */
-	DRV_OPT_U64,    /* unsigned integer in [lo, hi] */
-	DRV_OPT_BYTES,  /* unsigned integer with optional k, M, G suffix (x1024) */
-	DRV_OPT_REAL    /* finite number in [lo, hi] */
+/* One flag each: --help, parsing, defaults and the JSON config echo all read this. */
+#define FL_CLI_OBJ struct drv_args
+static const struct fl_cli_opt drv_opts[] = {
+	FL_OPT_STR("leaf", leaf, "HOST:PORT", NULL, "leaf address ([v6]:PORT for IPv6); this "
+		"or --port-file"),
+	FL_OPT_STR("port-file", port_file, "PATH", NULL, "read the leaf's port (or HOST:PORT) "
+		"from PATH, written by frontload-leaf --port-file; waits up to 10 s for it; host "
+		"127.0.0.1"),
+	FL_OPT_FLAG("tls", tls, "connect with TLS, verifying the leaf against the pinned "
+		"certificate"),
+	FL_OPT_STR("tls-dir", tls_dir, "DIR", NULL, "directory holding frontload-cert.pem "
+		"(default: the installed tls directory)"),
+	FL_OPT_STR("qps", qps, "R[,R2,...]", NULL, "requests per second (required unless "
+		"--control); a list runs one step per rate, each with --warmup and --duration; a "
+		"k suffix means x1000"),
+	FL_OPT_REAL("duration", duration_s, 0.001, 1e6, "S", "30", "measured seconds per "
+		"step"),
+	FL_OPT_REAL("warmup", warmup_s, 0, 1e6, "S", "5", "seconds per step sent before "
+		"measuring (not recorded)"),
+	FL_OPT_UINT("threads", threads, 1, 1024, "T", "1", "sender threads, each with its own "
+		"event loop and connections"),
+	FL_OPT_UINT("connections", connections, 1, 4096, "C", "4", "connections per thread"),
+	FL_OPT_UINT("depth", depth, 1, FL_DRIVER_MAX_DEPTH, "D", "16", "requests in flight "
+		"per connection (pipelined); raised automatically when the driver is the "
+		"bottleneck"),
+	FL_OPT_STR("arrival", arrival, "poisson|fixed", "poisson", "inter-arrival gaps: "
+		"exponential (Poisson process) or exactly 1/rate"),
+	FL_OPT_UINT("seed", seed, 0, 18000000000000000000ull, "S", "1", "seed of the send "
+		"schedule, request contents and corpus"),
+	FL_OPT_REAL("sla-ms", sla_ms, 0.001, 1e9, "MS", "700", "p95 latency target (ms); "
+		"depth is raised only while p95 stays under it"),
+	FL_OPT_REAL("timeout-s", timeout_s, 0.01, 1e6, "S", "10", "a request with no reply "
+		"this long after its intended send time is a timeout"),
+	FL_OPT_UINT("stories", stories, 0, 65536, "N", "16", "candidate stories per request"),
+	FL_OPT_BYTES("story-bytes", story_bytes, 0, 64u << 20, "BYTES", "1024", "body bytes "
+		"per story"),
+	FL_OPT_STR("request-size", request_size, "sampled|BYTES", "sampled", "packed request "
+		"size: sampled from feed_aggregator_req_sizes.json, or fixed"),
+	FL_OPT_BYTES("max-request-bytes", max_request_bytes, 1, 1u << 30, "BYTES", "4M", "cap "
+		"on sampled request sizes"),
+	FL_OPT_UINT("sessions", sessions, 1, 1000000000000000ull, "N", "1000", "distinct "
+		"session ids (user id derived from the session)"),
+	FL_OPT_STR("method", method, "NAME|mix", "mix", "inbound method (streamData, "
+		"STREAM_DATA, ...) or the production mix of rpc_dist.json"),
+	FL_OPT_FLAG("zstd", zstd, "ask the leaf to zstd-compress reply payloads"),
+	FL_OPT_BYTES("reply-bytes", reply_bytes, 0, UINT32_MAX, "BYTES", "0", "reply size to "
+		"ask for; 0: the leaf samples it"),
+	FL_OPT_STR("json", json, "PATH", NULL, "write the config and every step's results as "
+		"JSON"),
+	FL_OPT_STR("trace-csv", trace_csv, "PATH", NULL, "write the per-second trace: "
+		"second,sent,completed,inflight,p95_ms"),
+	FL_OPT_STR("csv", csv, "PATH", NULL, "write one CSV row of results per step"),
+	FL_OPT_FLAG("control", control, "read steps from stdin (see CONTROL MODE) instead of "
+		"--qps"),
+	FL_OPT_FLAG("quiet", quiet, "no summary on stderr"),
 };
-
-/* One flag: --name, kind, field, value name for --help, default (NULL: none), range for
- * numbers, help text. --help, parsing, defaults and the JSON config echo all read this. */
-struct drv_opt {
-	const char *name;
-	enum drv_opt_type type;
-	size_t off;
-	const char *metavar;
-	const char *def;
-	double lo, hi;
-	const char *help;
-};
-
-#define DRV_OFF(f) offsetof(struct drv_args, f)
-
-static const struct drv_opt drv_opts[] = {
-	{ "leaf", DRV_OPT_STR, DRV_OFF(leaf), "HOST:PORT", NULL, 0, 0,
-	  "leaf address ([v6]:PORT for IPv6); this or --port-file" },
-	{ "port-file", DRV_OPT_STR, DRV_OFF(port_file), "PATH", NULL, 0, 0,
-	  "read the leaf's port (or HOST:PORT) from PATH, written by frontload-leaf "
-	  "--port-file; waits up to 10 s for it; host 127.0.0.1" },
-	{ "tls", DRV_OPT_FLAG, DRV_OFF(tls), NULL, NULL, 0, 0,
-	  "connect with TLS, verifying the leaf against the pinned certificate" },
-	{ "tls-dir", DRV_OPT_STR, DRV_OFF(tls_dir), "DIR", NULL, 0, 0,
-	  "directory holding frontload-cert.pem (default: the installed tls directory)" },
-	{ "qps", DRV_OPT_STR, DRV_OFF(qps), "R[,R2,...]", NULL, 0, 0,
-	  "requests per second (required unless --control); a list runs one step per rate, "
-	  "each with --warmup and --duration; a k suffix means x1000" },
-	{ "duration", DRV_OPT_REAL, DRV_OFF(duration_s), "S", "30", 0.001, 1e6,
-	  "measured seconds per step" },
-	{ "warmup", DRV_OPT_REAL, DRV_OFF(warmup_s), "S", "5", 0, 1e6,
-	  "seconds per step sent before measuring (not recorded)" },
-	{ "threads", DRV_OPT_U64, DRV_OFF(threads), "T", "1", 1, 1024,
-	  "sender threads, each with its own event loop and connections" },
-	{ "connections", DRV_OPT_U64, DRV_OFF(connections), "C", "4", 1, 4096,
-	  "connections per thread" },
-	{ "depth", DRV_OPT_U64, DRV_OFF(depth), "D", "16", 1, FL_DRIVER_MAX_DEPTH,
-	  "requests in flight per connection (pipelined); raised automatically when the "
-	  "driver is the bottleneck" },
-	{ "arrival", DRV_OPT_STR, DRV_OFF(arrival), "poisson|fixed", "poisson", 0, 0,
-	  "inter-arrival gaps: exponential (Poisson process) or exactly 1/rate" },
-	{ "seed", DRV_OPT_U64, DRV_OFF(seed), "S", "1", 0, 1.8e19,
-	  "seed of the send schedule, request contents and corpus" },
-	{ "sla-ms", DRV_OPT_REAL, DRV_OFF(sla_ms), "MS", "700", 0.001, 1e9,
-	  "p95 latency target (ms); depth is raised only while p95 stays under it" },
-	{ "timeout-s", DRV_OPT_REAL, DRV_OFF(timeout_s), "S", "10", 0.01, 1e6,
-	  "a request with no reply this long after its intended send time is a timeout" },
-	{ "stories", DRV_OPT_U64, DRV_OFF(stories), "N", "16", 0, 65536,
-	  "candidate stories per request" },
-	{ "story-bytes", DRV_OPT_BYTES, DRV_OFF(story_bytes), "BYTES", "1024", 0, 64 << 20,
-	  "body bytes per story" },
-	{ "request-size", DRV_OPT_STR, DRV_OFF(request_size), "sampled|BYTES", "sampled", 0, 0,
-	  "packed request size: sampled from feed_aggregator_req_sizes.json, or fixed" },
-	{ "max-request-bytes", DRV_OPT_BYTES, DRV_OFF(max_request_bytes), "BYTES", "4M", 1,
-	  1 << 30, "cap on sampled request sizes" },
-	{ "sessions", DRV_OPT_U64, DRV_OFF(sessions), "N", "1000", 1, 1e15,
-	  "distinct session ids (user id derived from the session)" },
-	{ "method", DRV_OPT_STR, DRV_OFF(method), "NAME|mix", "mix", 0, 0,
-	  "inbound method (streamData, STREAM_DATA, ...) or the production mix of "
-	  "rpc_dist.json" },
-	{ "zstd", DRV_OPT_FLAG, DRV_OFF(zstd), NULL, NULL, 0, 0,
-	  "ask the leaf to zstd-compress reply payloads" },
-	{ "reply-bytes", DRV_OPT_BYTES, DRV_OFF(reply_bytes), "BYTES", "0", 0, 4294967295.0,
-	  "reply size to ask for; 0: the leaf samples it" },
-	{ "json", DRV_OPT_STR, DRV_OFF(json), "PATH", NULL, 0, 0,
-	  "write the config and every step's results as JSON" },
-	{ "trace-csv", DRV_OPT_STR, DRV_OFF(trace_csv), "PATH", NULL, 0, 0,
-	  "write the per-second trace: second,sent,completed,inflight,p95_ms" },
-	{ "csv", DRV_OPT_STR, DRV_OFF(csv), "PATH", NULL, 0, 0,
-	  "write one CSV row of results per step" },
-	{ "control", DRV_OPT_FLAG, DRV_OFF(control), NULL, NULL, 0, 0,
-	  "read steps from stdin (see CONTROL MODE) instead of --qps" },
-	{ "quiet", DRV_OPT_FLAG, DRV_OFF(quiet), NULL, NULL, 0, 0,
-	  "no summary on stderr" },
-	{ "help", DRV_OPT_FLAG, DRV_OFF(help), NULL, NULL, 0, 0, "this text" },
-};
-
-#define DRV_NOPTS (sizeof(drv_opts) / sizeof(drv_opts[0]))
-
-/* Print text from column col, wrapped at width, continuation lines indented to col. */
-static void drv_wrap(FILE *f, const char *text, int col, int width)
-{
-	int at = col - 1, fresh = 1;  /* the caller left the cursor at column col - 1 */
-
-	while (*text != 0) {
-		int wl = (int)strcspn(text, " ");
-		if (!fresh && at + 1 + wl > width) {
-			fprintf(f, "\n%*s", col - 1, "");
-			at = col - 1;
-		}
-		fprintf(f, " %.*s", wl, text);
-		fresh = 0;
-		at += wl + 1;
-		text += wl;
-		text += strspn(text, " ");
-	}
-	fputc('\n', f);
-}
+#undef FL_CLI_OBJ
+static const struct fl_cli drv_cli = { drv_opts, sizeof drv_opts / sizeof drv_opts[0], NULL };
 
 static void drv_usage(FILE *f)
 {
@@ -189,18 +142,8 @@ static void drv_usage(FILE *f)
 "Units: rates in requests/s, times in seconds unless the flag says ms, sizes in bytes\n"
 "(k, M, G suffixes are powers of 1024). Latencies are reported in ms.\n"
 "\n"
-"options:\n");
-	for (size_t i = 0; i < DRV_NOPTS; i++) {
-		const struct drv_opt *o = &drv_opts[i];
-		char left[64];
-		snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
-			o->metavar ? o->metavar : "");
-		char text[512];
-		snprintf(text, sizeof text, "%s%s%s%s", o->help, o->def ? " (default " : "",
-			o->def ? o->def : "", o->def ? ")" : "");
-		fprintf(f, "  %-28s", left);
-		drv_wrap(f, text, 31, 88);
-	}
+"options (defaults in brackets):\n");
+	fl_cli_help(f, &drv_cli);
 	fprintf(f,
 "\n"
 "CONTROL MODE (--control): connections stay open across steps. Each stdin line\n"
@@ -224,183 +167,6 @@ static void drv_usage(FILE *f)
 "are still written).\n", FL_DRIVER_DEPTH_CAP);
 }
 
-/* An unsigned number with an optional k/M/G (x1024) suffix when bytes is set. */
-static int drv_parse_u64(const char *s, int bytes, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	if (*s == '-' || *s == 0)
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || end == s)
-		return -1;
-	if (bytes && *end != 0) {
-		switch (*end) {
-		case 'k': case 'K': mul = 1ull << 10; break;
-		case 'm': case 'M': mul = 1ull << 20; break;
-		case 'g': case 'G': mul = 1ull << 30; break;
-		default: return -1;
-		}
-		end++;
-		if (*end == 'i' && end[1] == 'B')
-			end += 2;
-		else if (*end == 'B')
-			end++;
-	}
-	if (*end != 0 || (mul > 1 && v > UINT64_MAX / mul))
-		return -1;
-	*out = (uint64_t)v * mul;
-	return 0;
-}
-
-static int drv_parse_real(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != 0 || !isfinite(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Store text as option o's value in a. Returns 0, or -1 with err naming the flag. */
-static int drv_opt_set(struct drv_args *a, const struct drv_opt *o, const char *text, char *err,
-	size_t errlen)
-{
-	char *field = (char *)a + o->off;
-	uint64_t u;
-	double r;
-
-	switch (o->type) {
-	case DRV_OPT_FLAG:
-		*(int *)field = 1;
-		return 0;
-	case DRV_OPT_STR:
-		*(const char **)field = text;
-		return 0;
-	case DRV_OPT_U64:
-	case DRV_OPT_BYTES:
-		if (drv_parse_u64(text, o->type == DRV_OPT_BYTES, &u) != 0 || (double)u < o->lo ||
-		    (double)u > o->hi) {
-			snprintf(err, errlen, "--%s: '%s' is not %s in [%.0f, %.0f]", o->name, text,
-				o->type == DRV_OPT_BYTES ? "a byte count" : "an integer", o->lo, o->hi);
-			return -1;
-		}
-		*(uint64_t *)field = u;
-		return 0;
-	case DRV_OPT_REAL:
-		if (drv_parse_real(text, &r) != 0 || r < o->lo || r > o->hi) {
-			snprintf(err, errlen, "--%s: '%s' is not a number in [%g, %g]", o->name, text,
-				o->lo, o->hi);
-			return -1;
-		}
-		*(double *)field = r;
-		return 0;
-	}
-	return -1;
-}
-
-/* Defaults first, then argv (--name VALUE or --name=VALUE). Returns 0 or -1 (err). */
-static int drv_parse_args(int argc, char **argv, struct drv_args *a, char *err, size_t errlen)
-{
-	memset(a, 0, sizeof *a);
-	for (size_t i = 0; i < DRV_NOPTS; i++)
-		if (drv_opts[i].def != NULL && drv_opt_set(a, &drv_opts[i], drv_opts[i].def, err,
-			errlen) != 0)
-			return -1;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const struct drv_opt *o = NULL;
-		const char *val = NULL;
-		size_t nlen;
-
-		if (strncmp(arg, "--", 2) != 0) {
-			snprintf(err, errlen, "unexpected argument '%s'", arg);
-			return -1;
-		}
-		arg += 2;
-		nlen = strcspn(arg, "=");
-		for (size_t k = 0; k < DRV_NOPTS; k++)
-			if (strlen(drv_opts[k].name) == nlen && strncmp(drv_opts[k].name, arg, nlen) == 0)
-				o = &drv_opts[k];
-		if (o == NULL) {
-			snprintf(err, errlen, "unknown flag --%.*s", (int)nlen, arg);
-			return -1;
-		}
-		if (arg[nlen] == '=')
-			val = arg + nlen + 1;
-		if (o->type == DRV_OPT_FLAG) {
-			if (val != NULL) {
-				snprintf(err, errlen, "--%s takes no value", o->name);
-				return -1;
-			}
-		} else if (val == NULL) {
-			if (i + 1 >= argc) {
-				snprintf(err, errlen, "--%s needs a value (%s)", o->name, o->metavar);
-				return -1;
-			}
-			val = argv[++i];
-		}
-		if (drv_opt_set(a, o, val, err, errlen) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* "500", "2.5k", "100,200,400" into rates (each > 0). Returns the count, or -1. */
-static int drv_parse_qps_list(const char *text, double *rates, int max)
-{
-	char buf[4096];
-	int n = 0;
-
-	if (strlen(text) >= sizeof buf)
-		return -1;
-	strcpy(buf, text);
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		size_t len = strlen(tok);
-		double mul = 1, v;
-		if (len > 0 && (tok[len - 1] == 'k' || tok[len - 1] == 'K')) {
-			tok[len - 1] = 0;
-			mul = 1000;
-		}
-		if (n >= max || drv_parse_real(tok, &v) != 0 || !(v * mul > 0))
-			return -1;
-		rates[n++] = v * mul;
-	}
-	return n > 0 ? n : -1;
-}
-
-/* HOST:PORT or [V6]:PORT into host (static storage of the caller) and port. */
-static int drv_split_hostport(const char *text, char *host, size_t hostlen, uint16_t *port)
-{
-	const char *colon = strrchr(text, ':');
-	const char *h = text;
-	size_t hl;
-	uint64_t p;
-
-	if (colon == NULL)
-		return -1;
-	hl = (size_t)(colon - text);
-	if (hl >= 2 && text[0] == '[' && text[hl - 1] == ']') {
-		h = text + 1;
-		hl -= 2;
-	}
-	if (hl == 0 || hl >= hostlen || drv_parse_u64(colon + 1, 0, &p) != 0 || p == 0 ||
-	    p > 65535)
-		return -1;
-	memcpy(host, h, hl);
-	host[hl] = 0;
-	*port = (uint16_t)p;
-	return 0;
-}
-
 /* The leaf's port from a port file: "PORT" or "HOST:PORT", whitespace around ignored.
  * Waits for the file to exist and hold a value. Returns 0 or -1 (err). */
 static int drv_read_port_file(const char *path, char *host, size_t hostlen, uint16_t *port,
@@ -420,9 +186,9 @@ static int drv_read_port_file(const char *path, char *host, size_t hostlen, uint
 		if (*s != 0) {
 			uint64_t p;
 			if (strchr(s, ':') != NULL)
-				return drv_split_hostport(s, host, hostlen, port) == 0 ? 0 :
+				return fl_cli_hostport(s, host, hostlen, port) == 0 ? 0 :
 					(snprintf(err, errlen, "--port-file %s: bad contents '%s'", path, s), -1);
-			if (drv_parse_u64(s, 0, &p) != 0 || p == 0 || p > 65535) {
+			if (fl_cli_parse_uint(s, &p) != 0 || p == 0 || p > 65535) {
 				snprintf(err, errlen, "--port-file %s: bad port '%s'", path, s);
 				return -1;
 			}
@@ -443,22 +209,17 @@ static json_t *drv_config_json(const struct drv_args *a)
 {
 	json_t *o = json_object();
 
-	for (size_t i = 0; o != NULL && i < DRV_NOPTS; i++) {
-		const struct drv_opt *op = &drv_opts[i];
-		const char *field = (const char *)a + op->off;
+	for (size_t i = 0; o != NULL && i < drv_cli.nopts; i++) {
+		const struct fl_cli_opt *op = &drv_opts[i];
 		json_t *v = NULL;
-		if (strcmp(op->name, "help") == 0)
-			continue;
 		switch (op->type) {
-		case DRV_OPT_FLAG: v = json_boolean(*(const int *)field); break;
-		case DRV_OPT_STR: {
-			const char *s = *(const char *const *)field;
-			v = s ? json_string(s) : json_null();
+		case FL_CLI_FLAG: v = json_boolean(fl_cli_uint(op, a)); break;
+		case FL_CLI_STR:
+			v = fl_cli_str(op, a) ? json_string(fl_cli_str(op, a)) : json_null();
 			break;
-		}
-		case DRV_OPT_U64:
-		case DRV_OPT_BYTES: v = json_integer((json_int_t)*(const uint64_t *)field); break;
-		case DRV_OPT_REAL: v = json_real(*(const double *)field); break;
+		case FL_CLI_UINT:
+		case FL_CLI_BYTES: v = json_integer((json_int_t)fl_cli_uint(op, a)); break;
+		case FL_CLI_REAL: v = json_real(fl_cli_real(op, a)); break;
 		}
 		if (v == NULL || json_object_set_new(o, op->name, v) != 0) {
 			json_decref(o);
@@ -605,7 +366,7 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 		rc->fixed_bytes = FL_REQGEN_SIZE_SAMPLED;
 	} else {
 		uint64_t n;
-		if (drv_parse_u64(a->request_size, 1, &n) != 0 || n == 0 || n > (1u << 30)) {
+		if (fl_cli_parse_bytes(a->request_size, &n) != 0 || n == 0 || n > (1u << 30)) {
 			snprintf(err, errlen, "--request-size: '%s' is not sampled or a byte count "
 				"in [1, 1G]", a->request_size);
 			return -1;
@@ -706,24 +467,25 @@ int main(int argc, char **argv)
 	char err[1024], host[256], tls_dir[4096], leaf[300];
 	uint16_t port;
 
-	if (drv_parse_args(argc, argv, &a, err, sizeof err) != 0 ||
-	    (!a.help && drv_check_args(&a, &rcfg, &arrival, err, sizeof err) != 0)) {
-		fprintf(stderr, "frontload-driver: %s (see --help)\n", err);
-		return DRV_EXIT_USAGE;
-	}
-	if (a.help) {
+	memset(&a, 0, sizeof a);
+	int prc = fl_cli_parse(&drv_cli, argc, argv, &a, err, sizeof err);
+	if (prc == FL_CLI_HELP) {
 		drv_usage(stdout);
 		return DRV_EXIT_OK;
 	}
+	if (prc != 0 || drv_check_args(&a, &rcfg, &arrival, err, sizeof err) != 0) {
+		fprintf(stderr, "frontload-driver: %s (see --help)\n", err);
+		return DRV_EXIT_USAGE;
+	}
 	if (a.qps != NULL) {
-		nrates = drv_parse_qps_list(a.qps, rates, DRV_MAX_STEPS);
+		nrates = fl_cli_rates(a.qps, rates, DRV_MAX_STEPS);
 		if (nrates < 0) {
 			fprintf(stderr, "frontload-driver: --qps: '%s' is not a list of rates > 0 "
 				"(at most %d)\n", a.qps, DRV_MAX_STEPS);
 			return DRV_EXIT_USAGE;
 		}
 	}
-	if (a.leaf != NULL && drv_split_hostport(a.leaf, host, sizeof host, &port) != 0) {
+	if (a.leaf != NULL && fl_cli_hostport(a.leaf, host, sizeof host, &port) != 0) {
 		fprintf(stderr, "frontload-driver: --leaf: '%s' is not HOST:PORT\n", a.leaf);
 		return DRV_EXIT_USAGE;
 	}

@@ -1,10 +1,10 @@
 /* dispatch.c: plans (filtered, shuffled extractor order) and owned request contexts. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dispatch.h"
+#include "../common/errbuf.h"
 #include "fl_extract.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -32,20 +32,6 @@ struct ctx_owner {
 	struct fl_hmap **maps;                    /* nmaps maps built so far, one per hit rate */
 	size_t nmaps;                             /* entries in maps */
 };
-
-/* Write a formatted message to err (when err is not NULL and errlen > 0). */
-static void dispatch_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void dispatch_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* One step of splitmix64: all randomness here comes from seeds through it. */
 static uint64_t dispatch_splitmix64(uint64_t *state)
@@ -81,7 +67,7 @@ static int plan_scan(const struct fl_fn_entry *tab, size_t n, size_t *npatterns,
 	*copies = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (tab[i].fn == NULL) {
-			dispatch_err(err, errlen, "registry entry %zu (pattern %u variant %u copy %u) "
+			fl_errf(err, errlen, "registry entry %zu (pattern %u variant %u copy %u) "
 				"has no function", i, tab[i].pattern, tab[i].variant, tab[i].copy);
 			return -1;
 		}
@@ -104,11 +90,11 @@ int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uin
 
 	memset(p, 0, sizeof(*p));
 	if (tab == NULL || n == 0) {
-		dispatch_err(err, errlen, "empty registry");
+		fl_errf(err, errlen, "empty registry");
 		return -1;
 	}
 	if (n > UINT32_MAX) {
-		dispatch_err(err, errlen, "registry too large: %zu entries", n);
+		fl_errf(err, errlen, "registry too large: %zu entries", n);
 		return -1;
 	}
 	if (plan_scan(tab, n, &p->npatterns, &p->copies, err, errlen) < 0)
@@ -127,7 +113,7 @@ int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uin
 		}
 	}
 	if (kept == 0) {
-		dispatch_err(err, errlen, "no registry entry has copy < %u", p->active_copies);
+		fl_errf(err, errlen, "no registry entry has copy < %u", p->active_copies);
 		fl_plan_free(p);
 		return -1;
 	}
@@ -146,7 +132,7 @@ int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uin
 	p->nfns = kept;
 	return 0;
 oom:
-	dispatch_err(err, errlen, "out of memory for a plan of %zu entries", n);
+	fl_errf(err, errlen, "out of memory for a plan of %zu entries", n);
 	fl_plan_free(p);
 	return -1;
 }
@@ -227,13 +213,13 @@ struct fl_ctx *fl_ctx_init(uint64_t seed, uint32_t nqkeys, char *err, size_t err
 	struct ctx_owner *o;
 
 	if (nqkeys == 0 || nqkeys > CTX_MAX_QKEYS) {
-		dispatch_err(err, errlen, "nqkeys %u out of range 1..%u", nqkeys, CTX_MAX_QKEYS);
+		fl_errf(err, errlen, "nqkeys %u out of range 1..%u", nqkeys, CTX_MAX_QKEYS);
 		return NULL;
 	}
 	o = calloc(1, sizeof(*o));
 	if (o == NULL || (o->qkeys = calloc(nqkeys, sizeof(*o->qkeys))) == NULL) {
 		free(o);
-		dispatch_err(err, errlen, "out of memory for a context (%zu bytes)", sizeof(*o));
+		fl_errf(err, errlen, "out of memory for a context (%zu bytes)", sizeof(*o));
 		return NULL;
 	}
 	o->seed = seed;
@@ -330,11 +316,11 @@ int fl_ctx_set_hit(struct fl_ctx *ctx, uint32_t hit_q16, char *err, size_t errle
 	struct fl_hmap *m;
 
 	if (ctx == NULL) {
-		dispatch_err(err, errlen, "no context");
+		fl_errf(err, errlen, "no context");
 		return -1;
 	}
 	if (hit_q16 > 65536u) {
-		dispatch_err(err, errlen, "hit rate %u out of range 0..65536 (Q16)", hit_q16);
+		fl_errf(err, errlen, "hit rate %u out of range 0..65536 (Q16)", hit_q16);
 		return -1;
 	}
 	o = ctx_owner_of(ctx);
@@ -359,7 +345,7 @@ int fl_ctx_set_hit(struct fl_ctx *ctx, uint32_t hit_q16, char *err, size_t errle
 	ctx->hmap = m;
 	return 0;
 oom:
-	dispatch_err(err, errlen, "out of memory building the hash map for hit rate %u", hit_q16);
+	fl_errf(err, errlen, "out of memory building the hash map for hit rate %u", hit_q16);
 	return -1;
 }
 

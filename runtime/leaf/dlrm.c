@@ -1,12 +1,12 @@
 /* dlrm.c: a DLRM-style model on OpenBLAS sgemm, batched over a request's stories. */
 #include <cblas.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dlrm.h"
+#include "errbuf.h"
 #include "rng.h"
 
 #define DLRM_BOTTOM 3u
@@ -40,19 +40,6 @@ struct fl_dlrm_scratch {
 static const uint32_t dlrm_bottom_dims[DLRM_BOTTOM + 1] = { FL_DLRM_DENSE, 256, 128, FL_DLRM_DIM };
 static const uint32_t dlrm_top_dims[DLRM_TOP + 1] = { FL_DLRM_TOP_IN, 256, 128, 1 };
 
-static void dlrm_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void dlrm_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static float dlrm_uniform(struct fl_rng *r, float scale)
 {
 	return (float)(fl_rng_unit(r) * 2.0 - 1.0) * scale;
@@ -82,14 +69,14 @@ struct fl_dlrm *fl_dlrm_new(uint32_t emb_rows, uint64_t seed, char *err, size_t 
 	float escale;
 
 	if (emb_rows < 1 || emb_rows > FL_DLRM_MAX_ROWS) {
-		dlrm_err(err, errlen, "dlrm: emb_rows %u out of range 1..%u", emb_rows,
+		fl_errf(err, errlen, "dlrm: emb_rows %u out of range 1..%u", emb_rows,
 			FL_DLRM_MAX_ROWS);
 		return NULL;
 	}
 	openblas_set_num_threads(1);
 	m = calloc(1, sizeof(*m));
 	if (m == NULL) {
-		dlrm_err(err, errlen, "dlrm: out of memory");
+		fl_errf(err, errlen, "dlrm: out of memory");
 		return NULL;
 	}
 	m->rows = emb_rows;
@@ -110,7 +97,7 @@ struct fl_dlrm *fl_dlrm_new(uint32_t emb_rows, uint64_t seed, char *err, size_t 
 	return m;
 oom:
 	fl_dlrm_free(m);
-	dlrm_err(err, errlen, "dlrm: out of memory (%u rows per table)", emb_rows);
+	fl_errf(err, errlen, "dlrm: out of memory (%u rows per table)", emb_rows);
 	return NULL;
 }
 

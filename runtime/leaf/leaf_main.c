@@ -1,7 +1,6 @@
 /* leaf_main.c: frontload-leaf: flags, startup, the signal loop, drain and shutdown. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -19,6 +18,7 @@
 #include <jansson.h>
 #include <openssl/ssl.h>
 
+#include "cli.h"
 #include "clock.h"
 #include "corpus.h"
 #include "dispatch.h"
@@ -64,101 +64,91 @@ struct leaf_config {
 	int quiet;
 };
 
-enum opt_type { OPT_STR, OPT_U64, OPT_F64, OPT_FLAG };
-
-/* One flag: parsing, --help and the stats "config" echo all walk this table. */
-struct leaf_opt {
-	const char *name;   /* long flag without "--"; also the config key (- -> _) */
-	enum opt_type type;
-	size_t off;         /* field in struct leaf_config */
-	uint64_t lo, hi;    /* OPT_U64 range */
-	double dlo, dhi;    /* OPT_F64 range */
-	const char *arg;    /* metavariable in --help */
-	const char *help;
-};
-
-#define O(f) offsetof(struct leaf_config, f)
-#define U(name, f, lo, hi, arg, help) { name, OPT_U64, O(f), lo, hi, 0, 0, arg, help }
-#define F(name, f, lo, hi, arg, help) { name, OPT_F64, O(f), 0, 0, lo, hi, arg, help }
-#define S(name, f, arg, help) { name, OPT_STR, O(f), 0, 0, 0, 0, arg, help }
-#define B(name, f, help) { name, OPT_FLAG, O(f), 0, 0, 0, 0, NULL, help }
-static const struct leaf_opt leaf_opts[] = {
-	S("host", host, "ADDR", "address to listen on"),
-	U("port", port, 0, 65535, "PORT", "port to listen on; 0 = ephemeral (see --port-file)"),
-	S("port-file", port_file, "PATH", "write the port and a newline here (atomically) once "
-		"ready: listening, corpus made, library loaded, fanout channels started"),
-	B("tls", tls, "serve TLS instead of plain TCP (certificate from --tls-dir, made if "
-		"missing)"),
-	S("tls-dir", tls_dir, "DIR", "certificate directory: the listener's certificate with "
-		"--tls, and the certificate trusted for the mock (default: <exe>/../share/"
-		"frontload/tls, else <exe>/tls)"),
-	S("lib", lib, "PATH", "extractor library (default: " FL_LIB_NAME " beside this "
-		"program, then ../lib/)"),
-	U("io-threads", io_threads, 1, 256, "N", "IO threads (default: max(1, CPUs/4))"),
-	U("ranker-threads", ranker_threads, 1, 1024, "N", "RANKER threads (default: CPUs)"),
-	U("fanout-threads", fanout_threads, 1, 256, "N", "FANOUT threads (default: max(1, "
-		"CPUs/4))"),
-	S("mock", mock, "HOST:PORT", "the mock service for outbound RPCs, or \"none\" to run "
-		"without fanout (required)"),
-	F("rpc-fanout-scale", rpc_fanout_scale, 1e-9, 1e6, "X", "outbound calls per request = "
-		"per-session calls of each method in rpc_dist.json x X, rounded"),
-	U("rpc-window", rpc_window, 1, 65536, "K", "outbound calls of one request in flight "
-		"at most"),
-	F("rpc-zstd-fraction", rpc_zstd_fraction, 0, 1, "F", "share of mock channels with "
-		"zstd frames, 0..1"),
-	U("rpc-ping-ms", rpc_ping_ms, 1, 3600000, "MS", "keepalive period of idle mock "
-		"channels (ms)"),
-	U("rpc-timeout-ms", rpc_timeout_ms, 1, 3600000, "MS", "outbound call deadline beyond "
-		"its asked latency (ms)"),
-	U("rpc-channels", rpc_channels, 1, 1024, "N", "TLS channels to the mock per FANOUT "
-		"thread"),
-	U("inflight-limit", inflight_limit, 1, 10000000, "N", "requests admitted at once; "
-		"more are answered OVERLOADED"),
-	U("stale-ms", stale_ms, 0, 86400000, "MS", "client timestamps older than this are "
-		"answered STALE (ms; 0 = no check)"),
-	U("sessions-max", sessions_max, 0, 100000000, "N", "sessions kept (LRU); 0 = no "
-		"session state"),
-	U("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "idle session expiry (ms; "
-		"0 = none)"),
-	U("extractors-per-story", extractors_per_story, 0, 100000000, "N", "generated "
-		"extractor calls per story"),
-	U("max-stories", max_stories, 1, 1000000, "N", "stories of a request used, the rest "
-		"ignored"),
-	U("active-copies", active_copies, 0, UINT32_MAX, "N", "footprint knob: copies of "
-		"each extractor variant in the plan (0 = all)"),
-	F("body", body, 0, 100, "PCT", "share of extractor calls that run their full body "
-		"(%)"),
-	F("hit", hit, 0, 100, "PCT", "extractor lookup hit rate (%)"),
-	U("score-passes", score_passes, 0, 10000, "N", "story processor scoring passes"),
-	U("topk", topk, 1, 1000000, "N", "stories kept after ranking"),
-	U("blend-passes", blend_passes, 0, 10000, "N", "blending passes over the kept "
-		"stories"),
-	U("serialize-passes", serialize_passes, 0, 10000, "N", "serialization passes over "
+/* Every flag: parsing, --help and the stats "config" echo (keys: name with - as _) all
+ * walk this table. The thread counts' defaults depend on the CPUs: leaf_cli fills them. */
+#define FL_CLI_OBJ struct leaf_config
+static const struct fl_cli_opt leaf_opts[] = {
+	FL_OPT_STR("host", host, "ADDR", "127.0.0.1", "address to listen on"),
+	FL_OPT_UINT("port", port, 0, 65535, "PORT", "0", "port to listen on; 0 = ephemeral "
+		"(see --port-file)"),
+	FL_OPT_STR("port-file", port_file, "PATH", NULL, "write the port and a newline here "
+		"(atomically) once ready: listening, corpus made, library loaded, fanout channels "
+		"started"),
+	FL_OPT_FLAG("tls", tls, "serve TLS instead of plain TCP (certificate from --tls-dir, "
+		"made if missing)"),
+	FL_OPT_STR("tls-dir", tls_dir, "DIR", NULL, "certificate directory: the listener's "
+		"certificate with --tls, and the certificate trusted for the mock (default: "
+		"<exe>/../share/frontload/tls, else <exe>/tls)"),
+	FL_OPT_STR("lib", lib, "PATH", NULL, "extractor library (default: " FL_LIB_NAME
+		" beside this program, then ../lib/)"),
+	FL_OPT_UINT("io-threads", io_threads, 1, 256, "N", NULL, "IO threads (default: "
+		"max(1, CPUs/4))"),
+	FL_OPT_UINT("ranker-threads", ranker_threads, 1, 1024, "N", NULL, "RANKER threads "
+		"(default: CPUs)"),
+	FL_OPT_UINT("fanout-threads", fanout_threads, 1, 256, "N", NULL, "FANOUT threads "
+		"(default: max(1, CPUs/4))"),
+	FL_OPT_STR("mock", mock, "HOST:PORT", NULL, "the mock service for outbound RPCs, or "
+		"\"none\" to run without fanout (required)"),
+	FL_OPT_REAL("rpc-fanout-scale", rpc_fanout_scale, 1e-9, 1e6, "X", "0.01", "outbound "
+		"calls per request = per-session calls of each method in rpc_dist.json x X, "
+		"rounded"),
+	FL_OPT_UINT("rpc-window", rpc_window, 1, 65536, "K", "16", "outbound calls of one "
+		"request in flight at most"),
+	FL_OPT_REAL("rpc-zstd-fraction", rpc_zstd_fraction, 0, 1, "F", "0.5", "share of mock "
+		"channels with zstd frames, 0..1"),
+	FL_OPT_UINT("rpc-ping-ms", rpc_ping_ms, 1, 3600000, "MS", "200", "keepalive period "
+		"of idle mock channels (ms)"),
+	FL_OPT_UINT("rpc-timeout-ms", rpc_timeout_ms, 1, 3600000, "MS", "1000", "outbound "
+		"call deadline beyond its asked latency (ms)"),
+	FL_OPT_UINT("rpc-channels", rpc_channels, 1, 1024, "N", "4", "TLS channels to the "
+		"mock per FANOUT thread"),
+	FL_OPT_UINT("inflight-limit", inflight_limit, 1, 10000000, "N", "256", "requests "
+		"admitted at once; more are answered OVERLOADED"),
+	FL_OPT_UINT("stale-ms", stale_ms, 0, 86400000, "MS", "10000", "client timestamps "
+		"older than this are answered STALE (ms; 0 = no check)"),
+	FL_OPT_UINT("sessions-max", sessions_max, 0, 100000000, "N", "100000", "sessions "
+		"kept (LRU); 0 = no session state"),
+	FL_OPT_UINT("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "600000", "idle "
+		"session expiry (ms; 0 = none)"),
+	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "300",
+		"generated extractor calls per story"),
+	FL_OPT_UINT("max-stories", max_stories, 1, 1000000, "N", "64", "stories of a "
+		"request used, the rest ignored"),
+	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
+		"knob: copies of each extractor variant in the plan (0 = all)"),
+	FL_OPT_REAL("body", body, 0, 100, "PCT", "100", "share of extractor calls that run "
+		"their full body (%)"),
+	FL_OPT_REAL("hit", hit, 0, 100, "PCT", "50", "extractor lookup hit rate (%)"),
+	FL_OPT_UINT("score-passes", score_passes, 0, 10000, "N", "4", "story processor "
+		"scoring passes"),
+	FL_OPT_UINT("topk", topk, 1, 1000000, "N", "16", "stories kept after ranking"),
+	FL_OPT_UINT("blend-passes", blend_passes, 0, 10000, "N", "2", "blending passes over "
 		"the kept stories"),
-	U("emb-rows", emb_rows, 1, 1u << 24, "N", "DLRM rows per embedding table"),
-	U("zstd-level", zstd_level, 1, 19, "L", "reply compression level"),
-	U("max-frame-bytes", max_frame_bytes, 64, UINT32_MAX, "BYTES", "largest request "
-		"frame payload, also the cap on a decompressed request and on mock replies"),
-	U("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "cap on a reply's "
-		"sampled size"),
-	U("max-output-bytes", max_output_bytes, 1, 1ull << 40, "BYTES", "unsent reply bytes "
-		"per connection before the client is dropped as too slow"),
-	S("corpus-dir", corpus_dir, "DIR", "reply bytes from this directory's files "
-		"(default: a generated 64 MiB corpus)"),
-	U("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "seed of the generated corpus"),
-	U("seed", seed, 0, UINT64_MAX, "S", "seed of the plan shuffle, model weights, "
-		"overheads and per-request fanout streams"),
-	S("stats-file", stats_file, "PATH", "write stats JSON here (temp file + rename) "
-		"every --stats-interval-s, on SIGUSR1 and at exit"),
-	U("stats-interval-s", stats_interval_s, 0, 86400, "S", "stats period (s; 0 = only "
-		"on SIGUSR1 and at exit)"),
-	B("quiet", quiet, "print nothing at startup and exit"),
+	FL_OPT_UINT("serialize-passes", serialize_passes, 0, 10000, "N", "2", "serialization "
+		"passes over the kept stories"),
+	FL_OPT_UINT("emb-rows", emb_rows, 1, 1u << 24, "N", "4096", "DLRM rows per embedding "
+		"table"),
+	FL_OPT_UINT("zstd-level", zstd_level, 1, 19, "L", "3", "reply compression level"),
+	FL_OPT_UINT("max-frame-bytes", max_frame_bytes, 64, UINT32_MAX, "BYTES", "33554432",
+		"largest request frame payload, also the cap on a decompressed request and on "
+		"mock replies"),
+	FL_OPT_UINT("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "16777216",
+		"cap on a reply's sampled size"),
+	FL_OPT_UINT("max-output-bytes", max_output_bytes, 1, 1ull << 40, "BYTES", "67108864",
+		"unsent reply bytes per connection before the client is dropped as too slow"),
+	FL_OPT_STR("corpus-dir", corpus_dir, "DIR", NULL, "reply bytes from this directory's "
+		"files (default: a generated 64 MiB corpus)"),
+	FL_OPT_UINT("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "1", "seed of the "
+		"generated corpus"),
+	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
+		"weights, overheads and per-request fanout streams"),
+	FL_OPT_STR("stats-file", stats_file, "PATH", NULL, "write stats JSON here (temp file "
+		"+ rename) every --stats-interval-s, on SIGUSR1 and at exit"),
+	FL_OPT_UINT("stats-interval-s", stats_interval_s, 0, 86400, "S", "0", "stats period "
+		"(s; 0 = only on SIGUSR1 and at exit)"),
+	FL_OPT_FLAG("quiet", quiet, "print nothing at startup and exit"),
 };
-#undef O
-#undef U
-#undef F
-#undef S
-#undef B
+#undef FL_CLI_OBJ
 #define NOPTS (sizeof(leaf_opts) / sizeof(leaf_opts[0]))
 
 static const char usage_head[] =
@@ -181,7 +171,6 @@ static const char usage_head[] =
 "options (defaults in brackets; CPUs = %ld here):\n";
 
 static const char usage_tail[] =
-"  --help                     this text\n"
 "\n"
 "signals: SIGTERM/SIGINT stop accepting (connections; new requests are answered\n"
 "OVERLOADED), drain in-flight requests (up to 2 s), write the final stats and exit 0;\n"
@@ -228,160 +217,47 @@ static void die(int code, const char *fmt, ...)
 	_exit(code);
 }
 
-static void config_defaults(struct leaf_config *c, long ncpu)
+/* The flags with the thread counts' defaults for ncpu CPUs filled in: a copy of leaf_opts
+ * in opts (NOPTS entries), the defaults' text in defs. */
+static void leaf_cli(struct fl_cli *cli, struct fl_cli_opt *opts, char defs[2][24], long ncpu)
 {
-	memset(c, 0, sizeof(*c));
-	unsigned quarter = ncpu / 4 > 1 ? (unsigned)(ncpu / 4) : 1;
-	c->host = "127.0.0.1";
-	c->io_threads = quarter;
-	c->ranker_threads = ncpu > 0 ? (uint64_t)ncpu : 1;
-	c->fanout_threads = quarter;
-	c->rpc_fanout_scale = 0.01;
-	c->rpc_window = 16;
-	c->rpc_zstd_fraction = 0.5;
-	c->rpc_ping_ms = 200;
-	c->rpc_timeout_ms = 1000;
-	c->rpc_channels = 4;
-	c->inflight_limit = 256;
-	c->stale_ms = 10000;
-	c->sessions_max = 100000;
-	c->session_ttl_ms = 600000;
-	c->extractors_per_story = 300;
-	c->max_stories = 64;
-	c->body = 100;
-	c->hit = 50;
-	c->score_passes = 4;
-	c->topk = 16;
-	c->blend_passes = 2;
-	c->serialize_passes = 2;
-	c->emb_rows = 4096;
-	c->zstd_level = 3;
-	c->max_frame_bytes = 32u << 20;
-	c->max_reply_bytes = 16u << 20;
-	c->max_output_bytes = 64u << 20;
-	c->corpus_seed = 1;
-	c->seed = 1;
-}
-
-static void *opt_field(struct leaf_config *c, const struct leaf_opt *o)
-{
-	return (char *)c + o->off;
-}
-
-/* The current value of o, as --help shows a default. */
-static void opt_format(struct leaf_config *c, const struct leaf_opt *o, char *out, size_t n)
-{
-	void *f = opt_field(c, o);
-	switch (o->type) {
-	case OPT_STR: snprintf(out, n, "%s", *(const char **)f ? *(const char **)f : ""); break;
-	case OPT_U64: snprintf(out, n, "%llu", (unsigned long long)*(uint64_t *)f); break;
-	case OPT_F64: snprintf(out, n, "%g", *(double *)f); break;
-	case OPT_FLAG: snprintf(out, n, "%s", *(int *)f ? "on" : "off"); break;
-	}
-}
-
-/* Print text (the cursor is at column indent - 1), breaking lines at spaces so they end
- * before column width; continuation lines start at column indent. */
-static void usage_wrap(FILE *fp, const char *text, int indent, int width)
-{
-	int col = indent - 1;
-	for (const char *p = text; *p;) {
-		int len = (int)strcspn(p, " ");
-		if (col >= indent && col + 1 + len > width) {
-			fprintf(fp, "\n%*s", indent - 1, "");
-			col = indent - 1;
-		}
-		col += fprintf(fp, " %.*s", len, p);
-		p += len;
-		p += strspn(p, " ");
-	}
-	fputc('\n', fp);
-}
-
-static void usage(FILE *fp, long ncpu)
-{
-	struct leaf_config d;
-	config_defaults(&d, ncpu);
-	fprintf(fp, usage_head, ncpu);
+	memcpy(opts, leaf_opts, sizeof(leaf_opts));
+	long quarter = ncpu / 4 > 1 ? ncpu / 4 : 1;
+	snprintf(defs[0], sizeof(defs[0]), "%ld", quarter < 256 ? quarter : 256);
+	snprintf(defs[1], sizeof(defs[1]), "%ld", ncpu < 1024 ? ncpu : 1024);
 	for (size_t i = 0; i < NOPTS; i++) {
-		const struct leaf_opt *o = &leaf_opts[i];
-		char flag[64], def[64];
-		snprintf(flag, sizeof(flag), "--%s%s%s", o->name, o->arg ? " " : "",
-			o->arg ? o->arg : "");
-		opt_format(&d, o, def, sizeof(def));
-		char text[512];
-		snprintf(text, sizeof(text), "%s%s%s%s", o->help,
-			def[0] && o->type != OPT_FLAG ? " [" : "",
-			def[0] && o->type != OPT_FLAG ? def : "",
-			def[0] && o->type != OPT_FLAG ? "]" : "");
-		fprintf(fp, "  %-26s", flag);
-		usage_wrap(fp, text, 29, 90);
+		if (strcmp(opts[i].name, "io-threads") == 0 ||
+		    strcmp(opts[i].name, "fanout-threads") == 0)
+			opts[i].def = defs[0];
+		else if (strcmp(opts[i].name, "ranker-threads") == 0)
+			opts[i].def = defs[1];
 	}
+	*cli = (struct fl_cli){ opts, NOPTS, NULL };
+}
+
+static void usage(FILE *fp, const struct fl_cli *cli, long ncpu)
+{
+	fprintf(fp, usage_head, ncpu);
+	fl_cli_help(fp, cli);
 	fputs(usage_tail, fp);
 }
 
-static void opt_parse(struct leaf_config *c, const struct leaf_opt *o, const char *s)
-{
-	void *f = opt_field(c, o);
-	char *end;
-	errno = 0;
-	switch (o->type) {
-	case OPT_STR:
-		if (!*s)
-			die(2, "--%s: empty value", o->name);
-		*(const char **)f = s;
-		break;
-	case OPT_U64: {
-		unsigned long long v = strtoull(s, &end, 10);
-		if (errno || end == s || *end || *s == '-' || v < o->lo || v > o->hi)
-			die(2, "--%s: expected an integer in %llu..%llu, got \"%s\"", o->name,
-				(unsigned long long)o->lo, (unsigned long long)o->hi, s);
-		*(uint64_t *)f = v;
-		break;
-	}
-	case OPT_F64: {
-		double v = strtod(s, &end);
-		if (errno || end == s || *end || !isfinite(v) || v < o->dlo || v > o->dhi)
-			die(2, "--%s: expected a number in %g..%g, got \"%s\"", o->name, o->dlo,
-				o->dhi, s);
-		*(double *)f = v;
-		break;
-	}
-	case OPT_FLAG:
-		*(int *)f = 1;
-		break;
-	}
-}
-
+/* Defaults, then argv into c. --help prints the usage and exits 0, a bad flag exits 2. */
 static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu)
 {
-	struct option lopts[NOPTS + 2];
-	for (size_t i = 0; i < NOPTS; i++) {
-		lopts[i].name = leaf_opts[i].name;
-		lopts[i].has_arg = leaf_opts[i].type == OPT_FLAG ? no_argument :
-			required_argument;
-		lopts[i].flag = NULL;
-		lopts[i].val = 256 + (int)i;
-	}
-	lopts[NOPTS] = (struct option){ "help", no_argument, NULL, 'h' };
-	lopts[NOPTS + 1] = (struct option){ 0, 0, 0, 0 };
+	struct fl_cli_opt opts[NOPTS];
+	struct fl_cli cli;
+	char defs[2][24], err[512];
 
-	opterr = 0;
-	for (int ch; (ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1;) {
-		if (ch == 'h') {
-			usage(stdout, ncpu);
-			exit(0);
-		}
-		if (ch >= 256 && ch < 256 + (int)NOPTS) {
-			opt_parse(c, &leaf_opts[ch - 256], optarg);
-			continue;
-		}
-		if (optopt >= 256 && optopt < 256 + (int)NOPTS)
-			die(2, "--%s needs a value (see --help)", leaf_opts[optopt - 256].name);
-		die(2, "unknown option \"%s\" (see --help)", argv[optind - 1]);
+	leaf_cli(&cli, opts, defs, ncpu);
+	memset(c, 0, sizeof(*c));
+	int rc = fl_cli_parse(&cli, argc, argv, c, err, sizeof(err));
+	if (rc == FL_CLI_HELP) {
+		usage(stdout, &cli, ncpu);
+		exit(0);
 	}
-	if (optind < argc)
-		die(2, "unexpected argument \"%s\" (see --help)", argv[optind]);
+	if (rc != 0)
+		die(2, "%s (see --help)", err);
 }
 
 /* --mock HOST:PORT or none. */
@@ -392,21 +268,8 @@ static void config_mock(struct leaf_server *s)
 		die(2, "--mock is required: HOST:PORT of frontload-mock, or none");
 	if (strcmp(m, "none") == 0)
 		return;
-	const char *colon = strrchr(m, ':');
-	char *end;
-	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
-	size_t hlen = colon ? (size_t)(colon - m) : 0;
-	if (!colon || hlen == 0 || hlen >= sizeof(s->mock_host) || !colon[1] || *end ||
-	    port == 0 || port > 65535)
+	if (fl_cli_hostport(m, s->mock_host, sizeof(s->mock_host), &s->mock_port) != 0)
 		die(2, "--mock: expected HOST:PORT (port 1..65535) or none, got \"%s\"", m);
-	/* [::1]:port: drop the brackets. */
-	if (m[0] == '[' && colon[-1] == ']') {
-		m++;
-		hlen -= 2;
-	}
-	memcpy(s->mock_host, m, hlen);
-	s->mock_host[hlen] = '\0';
-	s->mock_port = (uint16_t)port;
 }
 
 /* Every knob into the stats "config" object, from the same table as the flags. */
@@ -414,8 +277,7 @@ static json_t *config_json(struct leaf_server *s)
 {
 	json_t *o = json_object();
 	for (size_t i = 0; i < NOPTS; i++) {
-		const struct leaf_opt *op = &leaf_opts[i];
-		void *f = opt_field(&s->cfg, op);
+		const struct fl_cli_opt *op = &leaf_opts[i];
 		char key[64];
 		snprintf(key, sizeof(key), "%s", op->name);
 		for (char *p = key; *p; p++)
@@ -423,12 +285,14 @@ static json_t *config_json(struct leaf_server *s)
 				*p = '_';
 		json_t *v = NULL;
 		switch (op->type) {
-		case OPT_STR:
-			v = *(const char **)f ? json_string(*(const char **)f) : json_null();
+		case FL_CLI_STR:
+			v = fl_cli_str(op, &s->cfg) ? json_string(fl_cli_str(op, &s->cfg)) :
+				json_null();
 			break;
-		case OPT_U64: v = json_integer((json_int_t)*(uint64_t *)f); break;
-		case OPT_F64: v = json_real(*(double *)f); break;
-		case OPT_FLAG: v = json_boolean(*(int *)f); break;
+		case FL_CLI_UINT:
+		case FL_CLI_BYTES: v = json_integer((json_int_t)fl_cli_uint(op, &s->cfg)); break;
+		case FL_CLI_REAL: v = json_real(fl_cli_real(op, &s->cfg)); break;
+		case FL_CLI_FLAG: v = json_boolean(fl_cli_uint(op, &s->cfg)); break;
 		}
 		json_object_set_new(o, key, v);
 	}
@@ -739,7 +603,6 @@ int main(int argc, char **argv)
 	if (ncpu < 1)
 		ncpu = 1;
 
-	config_defaults(&s->cfg, ncpu);
 	config_parse(&s->cfg, argc, argv, ncpu);
 	config_mock(s);
 

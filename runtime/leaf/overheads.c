@@ -1,10 +1,10 @@
 /* overheads.c: stage 2, compound key, MurmurHash2, ACL map, inflight and counters. */
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "murmur.h"
 #include "overheads.h"
 #include "rng.h"
@@ -35,19 +35,6 @@ struct fl_overheads {
 	atomic_uint_least64_t stale;
 	atomic_uint_least64_t per_method[OVH_METHODS];
 };
-
-static void ovh_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void ovh_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Append v in decimal at p; returns the end. The hot path avoids snprintf's parser. */
 static char *ovh_put_u64(char *p, uint64_t v)
@@ -116,7 +103,7 @@ struct fl_overheads *fl_overheads_new(const struct fl_overheads_config *cfg, cha
 
 	if (cfg == NULL || cfg->inflight_limit < 1 || cfg->acl_entries < 16 ||
 		cfg->acl_entries > (1u << 24)) {
-		ovh_err(err, errlen, "overheads: need inflight_limit >= 1 and acl_entries in "
+		fl_errf(err, errlen, "overheads: need inflight_limit >= 1 and acl_entries in "
 			"16..16777216");
 		return NULL;
 	}
@@ -124,14 +111,14 @@ struct fl_overheads *fl_overheads_new(const struct fl_overheads_config *cfg, cha
 		slots <<= 1;
 	o = aligned_alloc(64, (sizeof(*o) + 63u) & ~(size_t)63u);
 	if (o == NULL) {
-		ovh_err(err, errlen, "overheads: out of memory");
+		fl_errf(err, errlen, "overheads: out of memory");
 		return NULL;
 	}
 	memset(o, 0, sizeof(*o));
 	o->acl = calloc(slots, sizeof(*o->acl));
 	if (o->acl == NULL) {
 		free(o);
-		ovh_err(err, errlen, "overheads: out of memory (%zu ACL slots)", slots);
+		fl_errf(err, errlen, "overheads: out of memory (%zu ACL slots)", slots);
 		return NULL;
 	}
 	o->cfg = *cfg;

@@ -1,6 +1,5 @@
 /* pipeline.c: the leaf's request path: decode, extract, story processors, DLRM, reply. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "corpus.h"
 #include "dispatch.h"
 #include "dlrm.h"
+#include "errbuf.h"
 #include "fl_extract.h"
 #include "frontload.pb-c.h"
 #include "murmur.h"
@@ -66,19 +66,6 @@ struct pipe_mark {
 	uint64_t cpu_ns, wall_ns;
 };
 
-static void pipe_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void pipe_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static void pipe_mark_now(struct pipe_mark *m)
 {
 	m->cpu_ns = fl_thread_cpu_ns();
@@ -102,25 +89,25 @@ struct fl_pipeline *fl_pipeline_new(const struct fl_pipeline_config *cfg, char *
 	struct fl_pipeline *p;
 
 	if (cfg == NULL || cfg->plan == NULL || cfg->corpus == NULL || cfg->corpus->len == 0) {
-		pipe_err(err, errlen, "pipeline: plan and a non-empty corpus are required");
+		fl_errf(err, errlen, "pipeline: plan and a non-empty corpus are required");
 		return NULL;
 	}
 	if (cfg->max_stories < 1 || cfg->max_stories > PIPE_MAX_STORIES || cfg->topk < 1) {
-		pipe_err(err, errlen, "pipeline: max_stories must be 1..%u and topk >= 1",
+		fl_errf(err, errlen, "pipeline: max_stories must be 1..%u and topk >= 1",
 			PIPE_MAX_STORIES);
 		return NULL;
 	}
 	if (cfg->body_q16 > 65536u || cfg->hit_q16 > 65536u) {
-		pipe_err(err, errlen, "pipeline: body_q16 and hit_q16 must be 0..65536");
+		fl_errf(err, errlen, "pipeline: body_q16 and hit_q16 must be 0..65536");
 		return NULL;
 	}
 	if (cfg->zstd_level < 1 || cfg->zstd_level > 19) {
-		pipe_err(err, errlen, "pipeline: zstd level %d out of range 1..19", cfg->zstd_level);
+		fl_errf(err, errlen, "pipeline: zstd level %d out of range 1..19", cfg->zstd_level);
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL) {
-		pipe_err(err, errlen, "pipeline: out of memory");
+		fl_errf(err, errlen, "pipeline: out of memory");
 		return NULL;
 	}
 	p->cfg = *cfg;
@@ -149,7 +136,7 @@ struct fl_worker *fl_worker_new(struct fl_pipeline *p, unsigned index, char *err
 	struct fl_worker *wk = calloc(1, sizeof(*wk));
 
 	if (wk == NULL) {
-		pipe_err(err, errlen, "worker %u: out of memory", index);
+		fl_errf(err, errlen, "worker %u: out of memory", index);
 		return NULL;
 	}
 	wk->p = p;
@@ -174,7 +161,7 @@ struct fl_worker *fl_worker_new(struct fl_pipeline *p, unsigned index, char *err
 	if (wk->dlrm == NULL || wk->sp == NULL || wk->z == NULL || wk->stories == NULL ||
 		wk->dense == NULL || wk->sparse == NULL || wk->batch_dense == NULL ||
 		wk->batch_sparse == NULL || wk->model_out == NULL || wk->order == NULL) {
-		pipe_err(err, errlen, "worker %u: out of memory", index);
+		fl_errf(err, errlen, "worker %u: out of memory", index);
 		goto fail;
 	}
 	return wk;
@@ -220,17 +207,17 @@ int fl_pipeline_decode(struct fl_worker *wk, struct fl_work *w, char *err, size_
 		w->req = NULL;
 	}
 	if (w->payload == NULL && len != 0) {
-		pipe_err(err, errlen, "request: no payload buffer for %zu bytes", len);
+		fl_errf(err, errlen, "request: no payload buffer for %zu bytes", len);
 		goto out;
 	}
 	if ((w->frame_flags & ~FL_FRAME_FLAGS_ALL) != 0) {
-		pipe_err(err, errlen, "request: unknown frame flags 0x%x", (unsigned)w->frame_flags);
+		fl_errf(err, errlen, "request: unknown frame flags 0x%x", (unsigned)w->frame_flags);
 		goto out;
 	}
 	if (w->frame_flags & FL_FRAME_ZSTD) {
 		if (fl_zcodec_decompress(wk->z, data, len, wk->p->cfg.max_request_bytes,
 			&wk->inbuf) < 0) {
-			pipe_err(err, errlen, "request: zstd payload of %zu bytes is corrupt or "
+			fl_errf(err, errlen, "request: zstd payload of %zu bytes is corrupt or "
 				"decompresses beyond %u bytes", len, wk->p->cfg.max_request_bytes);
 			goto out;
 		}
@@ -239,12 +226,12 @@ int fl_pipeline_decode(struct fl_worker *wk, struct fl_work *w, char *err, size_
 	}
 	w->req = frontload__leaf_request__unpack(NULL, len, data);
 	if (w->req == NULL) {
-		pipe_err(err, errlen, "request: %zu bytes are not a LeafRequest", len);
+		fl_errf(err, errlen, "request: %zu bytes are not a LeafRequest", len);
 		goto out;
 	}
 	/* proto3 enums are open: protobuf-c keeps any value, so range-check it here. */
 	if ((uint32_t)w->req->method >= PIPE_METHODS) {
-		pipe_err(err, errlen, "request: unknown method %d", (int)w->req->method);
+		fl_errf(err, errlen, "request: unknown method %d", (int)w->req->method);
 		frontload__leaf_request__free_unpacked(w->req, NULL);
 		w->req = NULL;
 		goto out;

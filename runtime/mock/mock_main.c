@@ -1,11 +1,11 @@
 /* mock_main.c: frontload-mock, the downstream service the leaf fans out to. */
+#include "cli.h"
 #include "corpus.h"
 #include "mock_server.h"
 #include "mock_shape.h"
 #include "tls.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
@@ -43,83 +43,64 @@ struct mock_opts {
 	const char *stats_file;
 	uint64_t stats_interval_s;
 	int quiet;
-	int help;
 };
 
-enum opt_kind { OPT_STR, OPT_U64, OPT_FLAG };
-
-/* The options, once: getopt_long's table, parsing, range checks and --help read this. */
-struct opt_def {
-	const char *name;
-	enum opt_kind kind;
-	size_t off;                /* field in struct mock_opts */
-	uint64_t min, max;         /* OPT_U64 range */
-	const char *arg;           /* value placeholder in --help */
-	const char *help;          /* text, default included */
+/* The options, once: parsing, defaults, range checks and --help read this. Options with
+ * no default here get theirs in main. */
+#define FL_CLI_OBJ struct mock_opts
+static const struct fl_cli_opt mock_opt_defs[] = {
+	FL_OPT_STR("host", host, "ADDR", "127.0.0.1", "address to listen on"),
+	FL_OPT_UINT("port", port, 0, 65535, "N", "0", "TCP port (0: an ephemeral port, see "
+		"--port-file)"),
+	FL_OPT_STR("port-file", port_file, "PATH", NULL, "once listening and ready, write the "
+		"port and a newline here (atomically, temp file + rename)"),
+	FL_OPT_UINT("threads", threads, 1, 1024, "N", NULL, "IO threads, each with its own "
+		"listener on the port (default: CPUs / 2, at least 1)"),
+	FL_OPT_STR("tls-dir", tls_dir, "DIR", NULL, "certificate directory; key and "
+		"certificate are created there on first run (default <exe dir>/../share/"
+		"frontload/tls when <exe dir>/../share/frontload exists, else <exe dir>/tls)"),
+	FL_OPT_STR("gen-cert", gen_cert, "DIR", NULL, "create the key and certificate in DIR "
+		"(both kept when they exist) and exit"),
+	FL_OPT_STR("corpus-dir", corpus_dir, "DIR", NULL, "cut replies from the files of DIR, "
+		"concatenated in name order (default: a generated corpus)"),
+	FL_OPT_UINT("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "1", "seed of the "
+		"generated corpus"),
+	FL_OPT_UINT("corpus-mb", corpus_mb, 1, 65536, "N", "64", "size of the generated "
+		"corpus, MiB"),
+	FL_OPT_UINT("max-frame-bytes", max_frame_bytes, 64, UINT32_MAX, "N", "67108864",
+		"largest request payload accepted, as sent and after decompression, bytes "
+		"(64 MiB: above the leaf's largest fanout request, so no sampled call is "
+		"refused)"),
+	FL_OPT_UINT("max-reply-bytes", max_reply_bytes, 0, 1u << 30, "N", "33554432",
+		"response sizes asked above this are cut to it, bytes (32 MiB)"),
+	FL_OPT_UINT("max-output-bytes", max_output_bytes, 0, UINT64_MAX, "N", "0", "drop a "
+		"connection whose unsent replies exceed this, bytes (0: the larger of 128 MiB, "
+		"4 x --max-reply-bytes)"),
+	FL_OPT_UINT("zstd-level", zstd_level, 1, 19, "N", "3", "zstd level of replies to "
+		"compressed requests"),
+	FL_OPT_UINT("latency-cap-us", latency_cap_us, 0, UINT32_MAX, "US", "200000",
+		"latencies asked above this are cut to it, µs"),
+	FL_OPT_UINT("latency-offset-us", latency_offset_us, 0, UINT32_MAX, "US", "0",
+		"subtracted from each capped latency (floor 0), µs"),
+	FL_OPT_UINT("latency-skip-us", latency_skip_us, 0, UINT32_MAX, "US", "100",
+		"effective latencies below this are not waited for, µs"),
+	FL_OPT_UINT("spin-below-us", spin_below_us, 0, UINT32_MAX, "US", "200", "effective "
+		"latencies below this (and not skipped) busy-spin the IO thread; longer ones use "
+		"a timer, µs"),
+	FL_OPT_UINT("latency-fixed-us", latency_fixed_us, 0, UINT32_MAX - 1, "US", NULL,
+		"ignore the latency each request asks for and use this one, µs, before cap and "
+		"offset (default: off; for controlled experiments, e.g. checking the driver's "
+		"p50 against it)"),
+	FL_OPT_STR("stats-file", stats_file, "PATH", NULL, "write stats as JSON here at exit "
+		"(temp file + rename)"),
+	FL_OPT_UINT("stats-interval-s", stats_interval_s, 0, 86400, "N", "0", "also write "
+		"--stats-file every N seconds (0: only at exit)"),
+	FL_OPT_FLAG("quiet", quiet, "print nothing on start"),
 };
-
-#define O(f) offsetof(struct mock_opts, f)
-static const struct opt_def opt_defs[] = {
-	{ "host", OPT_STR, O(host), 0, 0, "ADDR",
-	  "address to listen on (default 127.0.0.1)" },
-	{ "port", OPT_U64, O(port), 0, 65535, "N",
-	  "TCP port (default 0: an ephemeral port, see --port-file)" },
-	{ "port-file", OPT_STR, O(port_file), 0, 0, "PATH",
-	  "once listening and ready, write the port and a newline\n"
-	  "here (atomically, temp file + rename)" },
-	{ "threads", OPT_U64, O(threads), 1, 1024, "N",
-	  "IO threads, each with its own listener on the port\n"
-	  "(default: CPUs / 2, at least 1)" },
-	{ "tls-dir", OPT_STR, O(tls_dir), 0, 0, "DIR",
-	  "certificate directory; key and certificate are created\n"
-	  "there on first run (default <exe dir>/../share/frontload/tls\n"
-	  "when <exe dir>/../share/frontload exists, else <exe dir>/tls)" },
-	{ "gen-cert", OPT_STR, O(gen_cert), 0, 0, "DIR",
-	  "create the key and certificate in DIR (both kept when\n"
-	  "they exist) and exit" },
-	{ "corpus-dir", OPT_STR, O(corpus_dir), 0, 0, "DIR",
-	  "cut replies from the files of DIR, concatenated in name\n"
-	  "order (default: a generated corpus)" },
-	{ "corpus-seed", OPT_U64, O(corpus_seed), 0, UINT64_MAX, "S",
-	  "seed of the generated corpus (default 1)" },
-	{ "corpus-mb", OPT_U64, O(corpus_mb), 1, 65536, "N",
-	  "size of the generated corpus, MiB (default 64)" },
-	{ "max-frame-bytes", OPT_U64, O(max_frame_bytes), 64, UINT32_MAX, "N",
-	  "largest request payload accepted, as sent and after\n"
-	  "decompression, bytes (default 67108864 = 64 MiB: above\n"
-	  "the leaf's largest fanout request, so no sampled call is refused)" },
-	{ "max-reply-bytes", OPT_U64, O(max_reply_bytes), 0, 1u << 30, "N",
-	  "response sizes asked above this are cut to it, bytes\n"
-	  "(default 33554432 = 32 MiB)" },
-	{ "max-output-bytes", OPT_U64, O(max_output_bytes), 0, UINT64_MAX, "N",
-	  "drop a connection whose unsent replies exceed this, bytes\n"
-	  "(default 0: the larger of 128 MiB, 4 x --max-reply-bytes)" },
-	{ "zstd-level", OPT_U64, O(zstd_level), 1, 19, "N",
-	  "zstd level of replies to compressed requests (default 3)" },
-	{ "latency-cap-us", OPT_U64, O(latency_cap_us), 0, UINT32_MAX, "US",
-	  "latencies asked above this are cut to it, µs (default 200000)" },
-	{ "latency-offset-us", OPT_U64, O(latency_offset_us), 0, UINT32_MAX, "US",
-	  "subtracted from each capped latency (floor 0), µs (default 0)" },
-	{ "latency-skip-us", OPT_U64, O(latency_skip_us), 0, UINT32_MAX, "US",
-	  "effective latencies below this are not waited for, µs\n"
-	  "(default 100)" },
-	{ "spin-below-us", OPT_U64, O(spin_below_us), 0, UINT32_MAX, "US",
-	  "effective latencies below this (and not skipped) busy-spin\n"
-	  "the IO thread; longer ones use a timer, µs (default 200)" },
-	{ "latency-fixed-us", OPT_U64, O(latency_fixed_us), 0, UINT32_MAX - 1, "US",
-	  "ignore the latency each request asks for and use this one,\n"
-	  "µs, before cap and offset (default: off; for controlled\n"
-	  "experiments, e.g. checking the driver's p50 against it)" },
-	{ "stats-file", OPT_STR, O(stats_file), 0, 0, "PATH",
-	  "write stats as JSON here at exit (temp file + rename)" },
-	{ "stats-interval-s", OPT_U64, O(stats_interval_s), 0, 86400, "N",
-	  "also write --stats-file every N seconds\n"
-	  "(default 0: only at exit)" },
-	{ "quiet", OPT_FLAG, O(quiet), 0, 0, NULL, "print nothing on start" },
-	{ "help", OPT_FLAG, O(help), 0, 0, NULL, "this text" },
+#undef FL_CLI_OBJ
+static const struct fl_cli mock_cli = {
+	mock_opt_defs, sizeof mock_opt_defs / sizeof mock_opt_defs[0], NULL
 };
-#undef O
-#define OPT_COUNT (sizeof opt_defs / sizeof opt_defs[0])
 
 static unsigned mock_default_threads(void)
 {
@@ -151,100 +132,13 @@ static void mock_usage(FILE *f)
 "REPLY and the connection stays open. SIGTERM or SIGINT stop the mock: pending replies\n"
 "get up to 1 s, then the final stats are written.\n"
 "\n"
-"Options (numbers are decimal):\n");
-	for (size_t i = 0; i < OPT_COUNT; i++) {
-		const struct opt_def *d = &opt_defs[i];
-		char left[64];
-		snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "",
-			d->arg ? d->arg : "");
-		fprintf(f, "  %-26s", left);
-		for (const char *p = d->help; *p; p++) {
-			fputc(*p, f);
-			if (*p == '\n')
-				fprintf(f, "  %-26s", "");
-		}
-		fputc('\n', f);
-	}
+"Options (numbers are decimal; defaults in brackets):\n");
+	fl_cli_help(f, &mock_cli);
 	fprintf(f,
 "\n"
 "Exit status: 0 after a signal-initiated stop, --gen-cert or --help; 1 when the mock\n"
 "cannot start (bind, certificate, corpus) or cannot write the final stats; 2 for a bad\n"
 "flag or value.\n");
-}
-
-static int mock_parse_u64(const char *s, uint64_t *out)
-{
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Fill o from argv. Returns 0, or MOCK_EXIT_USAGE after printing why. */
-static int mock_parse(int argc, char **argv, struct mock_opts *o)
-{
-	struct option lopts[OPT_COUNT + 1];
-	for (size_t i = 0; i < OPT_COUNT; i++) {
-		lopts[i].name = opt_defs[i].name;
-		lopts[i].has_arg = opt_defs[i].kind == OPT_FLAG ? no_argument : required_argument;
-		lopts[i].flag = NULL;
-		lopts[i].val = 256 + (int)i;
-	}
-	memset(&lopts[OPT_COUNT], 0, sizeof lopts[OPT_COUNT]);
-
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		if (ch == 'h') {
-			o->help = 1;
-			continue;
-		}
-		if (ch < 256 || ch >= 256 + (int)OPT_COUNT) {
-			const char *bad = argv[optind - 1];
-			if (optopt >= 256 && optopt < 256 + (int)OPT_COUNT)
-				fprintf(stderr, "frontload-mock: --%s needs a value\n",
-					opt_defs[optopt - 256].name);
-			else
-				fprintf(stderr, "frontload-mock: unknown option %s\n", bad);
-			fprintf(stderr, "try frontload-mock --help\n");
-			return MOCK_EXIT_USAGE;
-		}
-		const struct opt_def *d = &opt_defs[ch - 256];
-		void *field = (char *)o + d->off;
-		switch (d->kind) {
-		case OPT_FLAG:
-			*(int *)field = 1;
-			break;
-		case OPT_STR:
-			if (!*optarg) {
-				fprintf(stderr, "frontload-mock: --%s: empty value\n", d->name);
-				return MOCK_EXIT_USAGE;
-			}
-			*(const char **)field = optarg;
-			break;
-		case OPT_U64: {
-			uint64_t v;
-			if (mock_parse_u64(optarg, &v) || v < d->min || v > d->max) {
-				fprintf(stderr, "frontload-mock: --%s: \"%s\" is not an integer in "
-					"[%llu, %llu]\n", d->name, optarg, (unsigned long long)d->min,
-					(unsigned long long)d->max);
-				return MOCK_EXIT_USAGE;
-			}
-			*(uint64_t *)field = v;
-			break;
-		}
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "frontload-mock: unexpected argument \"%s\"\n", argv[optind]);
-		return MOCK_EXIT_USAGE;
-	}
-	return 0;
 }
 
 /* Write the port and a newline to path through a temporary file, so a waiting test never
@@ -268,25 +162,16 @@ static int mock_write_port_file(const char *path, unsigned port)
 
 int main(int argc, char **argv)
 {
-	struct mock_opts o = {
-		.host = "127.0.0.1",
-		.corpus_seed = 1,
-		.corpus_mb = FL_CORPUS_DEFAULT_BYTES >> 20,
-		.max_frame_bytes = 64u << 20,
-		.max_reply_bytes = 32u << 20,
-		.zstd_level = 3,
-		.latency_cap_us = MOCK_SHAPE_CAP_US,
-		.latency_offset_us = MOCK_SHAPE_OFFSET_US,
-		.latency_skip_us = MOCK_SHAPE_SKIP_US,
-		.spin_below_us = MOCK_SHAPE_SPIN_US,
-		.latency_fixed_us = MOCK_SHAPE_NOT_FIXED,
-	};
-	int rc = mock_parse(argc, argv, &o);
-	if (rc)
-		return rc;
-	if (o.help) {
+	struct mock_opts o = { .latency_fixed_us = MOCK_SHAPE_NOT_FIXED };
+	char err[512];
+	int rc = fl_cli_parse(&mock_cli, argc, argv, &o, err, sizeof err);
+	if (rc == FL_CLI_HELP) {
 		mock_usage(stdout);
 		return MOCK_EXIT_OK;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "frontload-mock: %s (see --help)\n", err);
+		return MOCK_EXIT_USAGE;
 	}
 	if (o.stats_interval_s && !o.stats_file) {
 		fprintf(stderr, "frontload-mock: --stats-interval-s needs --stats-file\n");
@@ -298,7 +183,6 @@ int main(int argc, char **argv)
 		return MOCK_EXIT_USAGE;
 	}
 
-	char err[512];
 	if (o.gen_cert) {
 		if (fl_tls_ensure_cert(o.gen_cert, err, sizeof err) != 0) {
 			fprintf(stderr, "frontload-mock: --gen-cert: %s\n", err);

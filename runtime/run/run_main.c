@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "cli.h"
+#include "errbuf.h"
 #include "paths.h"
 #include "run_host.h"
 #include "run_measure.h"
@@ -39,114 +41,81 @@ static volatile sig_atomic_t run_signal;
 
 /* ---- flags ---------------------------------------------------------------------- */
 
-enum run_opt_type {
-	RO_FLAG,   /* int set to 1 */
-	RO_STR,    /* const char * */
-	RO_DBL,    /* double in [lo, hi] */
-	RO_PCT,    /* percent in [lo, hi], stored as a fraction */
-	RO_UNS,    /* unsigned in [lo, hi] */
-	RO_U64,    /* uint64_t */
-	RO_I64,    /* int64_t >= 0 (default -1: not passed on) */
-	RO_LIST    /* --qps: rates */
+/* What the flags fill: the run's config, and --qps as given (parsed into cfg after). */
+struct run_args {
+	struct fl_run_config cfg;
+	const char *qps;
 };
 
-/* One flag of `frontload run`: parsing, --help and --quick's defaults read this table. */
-struct run_opt {
-	const char *name;
-	enum run_opt_type type;
-	size_t off;              /* in struct fl_run_config */
-	double lo, hi;
-	const char *arg;         /* metavariable */
-	const char *def;         /* default shown in --help (NULL: none) */
-	const char *quick;       /* value under --quick when not given (NULL: same) */
-	const char *help;
+/* One flag of `frontload run`: parsing, defaults, --quick's defaults and --help read this
+ * table. Options with no default here get theirs in run_config_defaults. */
+#define FL_CLI_OBJ struct run_args
+static const struct fl_cli_opt run_opts[] = {
+	FL_OPT_REAL("sla-ms", cfg.search.sla_p95_ms, 0.001, 1e9, "MS", "700", "p95 end-to-end "
+		"latency bound of a passing step (ms)"),
+	FL_OPT_REAL("start-qps", cfg.search.start_qps, 0.001, 1e9, "QPS", "4", "first rate of "
+		"the search, per instance (requests/s)"),
+	FL_OPT_REAL("max-qps", cfg.search.max_qps, 0.001, 1e9, "QPS", "100000", "highest rate "
+		"the search probes, per instance (requests/s)"),
+	FL_OPT_REAL("growth", cfg.search.growth, 1.01, 100, "X", "2", "bracket multiplier: the "
+		"rate grows by X while steps pass", .alt = "4"),
+	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "5", "bisection stops "
+		"when (fail - pass) / pass <= PCT percent", .div = 100, .alt = "10"),
+	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, FL_SEARCH_MAX_PROBES, "N", "12",
+		"search steps in all (bracket, bisect, re-measure); the final window is extra",
+		.alt = "9"),
+	FL_OPT_REAL("warmup-seconds", cfg.warmup_s, 0, 3600, "S", "5", "warm-up before each "
+		"step's measured window, not recorded (s)", .alt = "1"),
+	FL_OPT_REAL("step-seconds", cfg.step_s, 0.5, 86400, "S", "15", "measured seconds of "
+		"each search step", .alt = "4"),
+	FL_OPT_REAL("final-seconds", cfg.final_s, 1, 86400, "S", "300", "measured seconds of "
+		"the steady final window at the chosen rate", .alt = "15"),
+	FL_OPT_STR("qps", qps, "R[,R...]", NULL, "fixed mode: no search; run each rate (per "
+		"instance) for --duration and report each (is_fixed_qps = true)"),
+	FL_OPT_REAL("duration", cfg.duration_s, 0.5, 86400, "S", "60", "fixed mode: measured "
+		"seconds per rate", .alt = "4"),
+	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute, for smoke tests and "
+		"CI: 1 s warm-up + 4 s steps, growth 4, tolerance 10%, 9 steps, 15 s final window "
+		"(flags given explicitly still win)"),
+	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
+		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
+		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
+	FL_OPT_FLAG("pin", cfg.pin, "also pin the mock, leaf and driver of an instance to "
+		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
+	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
+		"per instance) instead of starting mock and leaf"),
+	FL_OPT_STR("mock", cfg.mock, "HOST:PORT[,...]", NULL, "use running mocks (one shared, "
+		"or one per instance) instead of starting them"),
+	FL_OPT_STR("out", cfg.out, "DIR", NULL, "run directory (default: results/<run-id> "
+		"under the current directory)"),
+	FL_OPT_UINT("seed", cfg.seed, 0, 18000000000000000000ull, "S", "1", "seed of the leaf "
+		"(plan, model, fanout) and the driver (schedule, requests; instance i uses S + "
+		"i)"),
+	FL_OPT_REAL("rpc-fanout-scale", cfg.rpc_fanout_scale, 1e-9, 1e6, "X", NULL, "leaf "
+		"outbound calls per request = rpc_dist.json's per-session calls x X (default: "
+		"the leaf's, 0.01)"),
+	FL_OPT_UINT("extractors-per-story", cfg.extractors_per_story, 0, 100000000, "N", NULL,
+		"generated extractor calls per story in the leaf (default: the leaf's, 300)"),
+	FL_OPT_UINT("active-copies", cfg.active_copies, 0, UINT32_MAX, "N", NULL, "footprint "
+		"knob: copies of each extractor variant in the leaf's plan (0 = all; default: the "
+		"leaf's)"),
+	FL_OPT_FLAG("tls", cfg.tls, "TLS between driver and leaf (leaf to mock is always "
+		"TLS)"),
+	FL_OPT_FLAG("trace", cfg.trace, "write trace.csv: per-second sent, completed, in "
+		"flight and p95 of every step"),
+	FL_OPT_STR("leaf-args", cfg.leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags, "
+		"split on spaces (they come last, so they win)"),
+	FL_OPT_STR("mock-args", cfg.mock_args, "\"ARGS\"", NULL, "more frontload-mock flags, "
+		"split on spaces"),
+	FL_OPT_STR("driver-args", cfg.driver_args, "\"ARGS\"", NULL, "more frontload-driver "
+		"flags, split on spaces (e.g. \"--connections 8\")"),
+	FL_OPT_REAL("ready-timeout", cfg.ready_timeout_s, 1, 86400, "S", "120", "how long the "
+		"mock and the leaf may take to write their port files (s)"),
 };
-
-#define RO(f) offsetof(struct fl_run_config, f)
-static const struct run_opt run_opts[] = {
-	{ "sla-ms", RO_DBL, RO(search.sla_p95_ms), 0.001, 1e9, "MS", "700", NULL,
-	  "p95 end-to-end latency bound of a passing step (ms)" },
-	{ "start-qps", RO_DBL, RO(search.start_qps), 0.001, 1e9, "QPS", "4", NULL,
-	  "first rate of the search, per instance (requests/s)" },
-	{ "max-qps", RO_DBL, RO(search.max_qps), 0.001, 1e9, "QPS", "100000", NULL,
-	  "highest rate the search probes, per instance (requests/s)" },
-	{ "growth", RO_DBL, RO(search.growth), 1.01, 100, "X", "2", "4",
-	  "bracket multiplier: the rate grows by X while steps pass" },
-	{ "tolerance", RO_PCT, RO(search.tolerance), 0.1, 1000, "PCT", "5", "10",
-	  "bisection stops when (fail - pass) / pass <= PCT percent" },
-	{ "max-steps", RO_UNS, RO(search.max_steps), 1, FL_SEARCH_MAX_PROBES, "N", "12", "9",
-	  "search steps in all (bracket, bisect, re-measure); the final window is extra" },
-	{ "warmup-seconds", RO_DBL, RO(warmup_s), 0, 3600, "S", "5", "1",
-	  "warm-up before each step's measured window, not recorded (s)" },
-	{ "step-seconds", RO_DBL, RO(step_s), 0.5, 86400, "S", "15", "4",
-	  "measured seconds of each search step" },
-	{ "final-seconds", RO_DBL, RO(final_s), 1, 86400, "S", "300", "15",
-	  "measured seconds of the steady final window at the chosen rate" },
-	{ "qps", RO_LIST, 0, 0.001, 1e9, "R[,R...]", NULL, NULL,
-	  "fixed mode: no search; run each rate (per instance) for --duration and report "
-	  "each (is_fixed_qps = true)" },
-	{ "duration", RO_DBL, RO(duration_s), 0.5, 86400, "S", "60", "4",
-	  "fixed mode: measured seconds per rate" },
-	{ "quick", RO_FLAG, RO(quick), 0, 0, NULL, NULL, NULL,
-	  "the whole job in about a minute, for smoke tests and CI: 1 s warm-up + 4 s "
-	  "steps, growth 4, tolerance 10%, 9 steps, 15 s final window (flags given "
-	  "explicitly still win)" },
-	{ "instances", RO_UNS, RO(instances), 1, FL_RUN_MAX_INSTANCES, "N", "1", NULL,
-	  "sets of mock + leaf + driver, each pinned to its own CPU range (whole physical "
-	  "cores first); rates are per instance, QPS is summed, p95 is the worst instance" },
-	{ "pin", RO_FLAG, RO(pin), 0, 0, NULL, NULL, NULL,
-	  "also pin the mock, leaf and driver of an instance to disjoint CPUs of its range "
-	  "(leaf first; shared when the range has one CPU)" },
-	{ "leaf", RO_STR, RO(leaf), 0, 0, "HOST:PORT[,...]", NULL, NULL,
-	  "use running leaves (one, or one per instance) instead of starting mock and leaf" },
-	{ "mock", RO_STR, RO(mock), 0, 0, "HOST:PORT[,...]", NULL, NULL,
-	  "use running mocks (one shared, or one per instance) instead of starting them" },
-	{ "out", RO_STR, RO(out), 0, 0, "DIR", NULL, NULL,
-	  "run directory (default: results/<run-id> under the current directory)" },
-	{ "seed", RO_U64, RO(seed), 0, 1.8e19, "S", "1", NULL,
-	  "seed of the leaf (plan, model, fanout) and the driver (schedule, requests; "
-	  "instance i uses S + i)" },
-	{ "rpc-fanout-scale", RO_DBL, RO(rpc_fanout_scale), 1e-9, 1e6, "X", NULL, NULL,
-	  "leaf outbound calls per request = rpc_dist.json's per-session calls x X "
-	  "(default: the leaf's, 0.01)" },
-	{ "extractors-per-story", RO_I64, RO(extractors_per_story), 0, 1e8, "N", NULL, NULL,
-	  "generated extractor calls per story in the leaf (default: the leaf's, 300)" },
-	{ "active-copies", RO_I64, RO(active_copies), 0, 4294967295.0, "N", NULL, NULL,
-	  "footprint knob: copies of each extractor variant in the leaf's plan (0 = all; "
-	  "default: the leaf's)" },
-	{ "tls", RO_FLAG, RO(tls), 0, 0, NULL, NULL, NULL,
-	  "TLS between driver and leaf (leaf to mock is always TLS)" },
-	{ "trace", RO_FLAG, RO(trace), 0, 0, NULL, NULL, NULL,
-	  "write trace.csv: per-second sent, completed, in flight and p95 of every step" },
-	{ "leaf-args", RO_STR, RO(leaf_args), 0, 0, "\"ARGS\"", NULL, NULL,
-	  "more frontload-leaf flags, split on spaces (they come last, so they win)" },
-	{ "mock-args", RO_STR, RO(mock_args), 0, 0, "\"ARGS\"", NULL, NULL,
-	  "more frontload-mock flags, split on spaces" },
-	{ "driver-args", RO_STR, RO(driver_args), 0, 0, "\"ARGS\"", NULL, NULL,
-	  "more frontload-driver flags, split on spaces (e.g. \"--connections 8\")" },
-	{ "ready-timeout", RO_DBL, RO(ready_timeout_s), 1, 86400, "S", "120", NULL,
-	  "how long the mock and the leaf may take to write their port files (s)" },
+#undef FL_CLI_OBJ
+static const struct fl_cli run_cli = {
+	run_opts, sizeof run_opts / sizeof run_opts[0], "quick"
 };
-#undef RO
-#define RUN_NOPTS (sizeof run_opts / sizeof run_opts[0])
-
-static void usage_wrap(FILE *f, const char *text, int col, int width)
-{
-	int at = col - 1, fresh = 1;
-	while (*text) {
-		int wl = (int)strcspn(text, " ");
-		if (!fresh && at + 1 + wl > width) {
-			fprintf(f, "\n%*s", col - 1, "");
-			at = col - 1;
-		}
-		fprintf(f, " %.*s", wl, text);
-		fresh = 0;
-		at += wl + 1;
-		text += wl;
-		text += strspn(text, " ");
-	}
-	fputc('\n', f);
-}
 
 static void run_usage(FILE *f)
 {
@@ -168,20 +137,9 @@ static void run_usage(FILE *f)
 "The final window runs at the chosen rate. Default timing: 5 + 15 s steps, at most 12,\n"
 "and a 300 s final window: under 10 minutes. Rates are requests/s per instance.\n"
 "\n"
-"options:\n", f);
-	for (size_t i = 0; i < RUN_NOPTS; i++) {
-		const struct run_opt *o = &run_opts[i];
-		char left[64], text[768];
-		snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "",
-			o->arg ? o->arg : "");
-		snprintf(text, sizeof text, "%s%s%s%s%s%s", o->help, o->def ? " [" : "",
-			o->def ? o->def : "", o->def && o->quick ? "; --quick " : "",
-			o->def && o->quick ? o->quick : "", o->def ? "]" : "");
-		fprintf(f, "  %-26s", left);
-		usage_wrap(f, text, 29, 92);
-	}
+"options (defaults in brackets):\n", f);
+	fl_cli_help(f, &run_cli);
 	fputs(
-"  --help                     this text\n"
 "\n"
 "Run directory (results/<UTC time>-<random>/ or --out):\n"
 "  result.json   rewritten after every step (temp file + rename):\n"
@@ -220,91 +178,14 @@ static void run_usage(FILE *f)
 "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP.\n", f);
 }
 
-/* "5,20,50" (k suffix: x1000) into c->fixed_qps. Returns 0 or -1. */
-static int run_parse_rates(struct fl_run_config *c, const char *text)
-{
-	char buf[4096];
-	if (strlen(text) >= sizeof buf)
-		return -1;
-	strcpy(buf, text);
-	c->nfixed = 0;
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v = strtod(tok, &end), mul = 1;
-		if (*end == 'k' || *end == 'K') {
-			mul = 1000;
-			end++;
-		}
-		if (end == tok || *end || !(v * mul > 0) || !isfinite(v) ||
-		    c->nfixed >= FL_RUN_MAX_FIXED)
-			return -1;
-		c->fixed_qps[c->nfixed++] = v * mul;
-	}
-	return c->nfixed > 0 ? 0 : -1;
-}
-
-/* Store text as o's value. Returns 0 or -1 (err). */
-static int run_opt_set(struct fl_run_config *c, const struct run_opt *o, const char *text,
-	char *err, size_t errlen)
-{
-	char *field = (char *)c + o->off, *end;
-	double v = 0;
-
-	if (o->type == RO_FLAG) {
-		*(int *)field = 1;
-		return 0;
-	}
-	if (o->type == RO_STR) {
-		if (!*text) {
-			snprintf(err, errlen, "--%s: empty value", o->name);
-			return -1;
-		}
-		*(const char **)field = text;
-		return 0;
-	}
-	if (o->type == RO_LIST) {
-		if (run_parse_rates(c, text) != 0) {
-			snprintf(err, errlen, "--qps: '%s' is not a list of rates > 0 (at most %u)",
-				text, FL_RUN_MAX_FIXED);
-			return -1;
-		}
-		return 0;
-	}
-	errno = 0;
-	v = strtod(text, &end);
-	int integral = o->type == RO_UNS || o->type == RO_U64 || o->type == RO_I64;
-	if (errno || end == text || *end || !isfinite(v) || v < o->lo || v > o->hi ||
-	    (integral && v != floor(v))) {
-		snprintf(err, errlen, "--%s: '%s' is not %s in [%g, %g]", o->name, text,
-			integral ? "an integer" : "a number", o->lo, o->hi);
-		return -1;
-	}
-	switch (o->type) {
-	case RO_DBL: *(double *)field = v; break;
-	case RO_PCT: *(double *)field = v / 100; break;
-	case RO_UNS: *(unsigned *)field = (unsigned)v; break;
-	case RO_U64: *(uint64_t *)field = strtoull(text, NULL, 10); break;
-	case RO_I64: *(int64_t *)field = (int64_t)strtoll(text, NULL, 10); break;
-	default: break;
-	}
-	return 0;
-}
-
+/* The defaults the table does not give. */
 static void run_config_defaults(struct fl_run_config *c)
 {
 	memset(c, 0, sizeof *c);
 	fl_search_config_default(&c->search);
-	c->warmup_s = 5;
-	c->step_s = 15;
-	c->final_s = 300;
-	c->duration_s = 60;
-	c->instances = 1;
-	c->seed = 1;
 	c->rpc_fanout_scale = -1;
 	c->extractors_per_story = -1;
 	c->active_copies = -1;
-	c->ready_timeout_s = 120;
 	c->driver_timeout_s = 10;
 }
 
@@ -313,49 +194,22 @@ static void run_config_defaults(struct fl_run_config *c)
 static int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 	size_t errlen)
 {
-	int given[RUN_NOPTS] = { 0 };
+	struct run_args a = { .qps = NULL };
 
-	run_config_defaults(c);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-			return 1;
-		if (strncmp(a, "--", 2) != 0) {
-			snprintf(err, errlen, "unexpected argument '%s'", a);
+	run_config_defaults(&a.cfg);
+	int rc = fl_cli_parse(&run_cli, argc, argv, &a, err, errlen);
+	*c = a.cfg;
+	if (rc != 0)
+		return rc;
+	if (a.qps) {
+		int n = fl_cli_rates(a.qps, c->fixed_qps, FL_RUN_MAX_FIXED);
+		if (n < 0) {
+			fl_errf(err, errlen, "--qps: '%s' is not a list of rates > 0 (at most %u)",
+				a.qps, FL_RUN_MAX_FIXED);
 			return -1;
 		}
-		a += 2;
-		size_t nlen = strcspn(a, "=");
-		const struct run_opt *o = NULL;
-		size_t k;
-		for (k = 0; k < RUN_NOPTS && !o; k++)
-			if (strlen(run_opts[k].name) == nlen && !strncmp(run_opts[k].name, a, nlen))
-				o = &run_opts[k];
-		if (o == NULL) {
-			snprintf(err, errlen, "unknown flag --%.*s", (int)nlen, a);
-			return -1;
-		}
-		const char *val = a[nlen] == '=' ? a + nlen + 1 : NULL;
-		if (o->type == RO_FLAG && val) {
-			snprintf(err, errlen, "--%s takes no value", o->name);
-			return -1;
-		}
-		if (o->type != RO_FLAG && !val) {
-			if (i + 1 >= argc) {
-				snprintf(err, errlen, "--%s needs a value (%s)", o->name, o->arg);
-				return -1;
-			}
-			val = argv[++i];
-		}
-		if (run_opt_set(c, o, val, err, errlen) != 0)
-			return -1;
-		given[k - 1] = 1;
+		c->nfixed = (unsigned)n;
 	}
-	if (c->quick)
-		for (size_t k = 0; k < RUN_NOPTS; k++)
-			if (!given[k] && run_opts[k].quick &&
-			    run_opt_set(c, &run_opts[k], run_opts[k].quick, err, errlen) != 0)
-				return -1;
 	if (fl_search_config_check(&c->search, err, errlen) != 0)
 		return -1;
 	/* Well past the SLA, so a timeout is a failed request, yet short enough that an
