@@ -11,6 +11,7 @@
 
 #define ERRLEN 256
 #define MAX_KNOB_SPACE 20000000
+#define MAX_CONSTS 16384  /* per-copy constants of one variant (the largest pattern: 1411) */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -52,13 +53,14 @@ static int is_special(int64_t v)
  * different instructions for different copies. */
 static int64_t draw_range(int64_t lo, int64_t hi, int odd, uint64_t key)
 {
-	uint64_t span = (uint64_t)(hi - lo) + 1;
-	int avoid = span >= 64;
+	/* Unsigned: a range over most of int64 has a span beyond INT64_MAX (0: all 2^64). */
+	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+	int avoid = span >= 64 || span == 0;
 	int64_t v = lo;
 
 	for (uint64_t attempt = 0; attempt < 64; attempt++) {
 		uint64_t x = mix64(key + attempt * 0x632BE59BD9B4E019ull);
-		v = span ? lo + (int64_t)(x % span) : (int64_t)x;
+		v = (int64_t)(span ? (uint64_t)lo + x % span : x);
 		if (odd && !(v & 1))
 			v = v + 1 <= hi ? v + 1 : v - 1;
 		if (!avoid || !is_special(v))
@@ -93,47 +95,119 @@ static int acceptable(int64_t v, int odd, int avoid)
  * let gcc merge two loads, and the probes would no longer line up). */
 #define NARROW_SPAN 65536
 
-/* Whether v is already an end of one of the narrow constants before j. */
-static int end_taken(const struct cspec *cs, int j, int64_t v)
+/* What set_hulls asks about earlier constants, in hash tables so that a variant with
+ * thousands of constants costs linear time, not cubic (a template repeating $K(0, 255)
+ * thousands of times took minutes): the ends of the narrow ones, and how many share each
+ * (lo, hi, odd). Open addressing; cap is a power of two above twice the entries. */
+struct hull_sets {
+	int64_t *ends;          /* end values of narrow constants */
+	unsigned char *used;    /* ends[i] holds a value */
+	int *first;             /* a constant with that range, or -1 */
+	int *count;             /* constants so far with the range of cs[first[i]] */
+	size_t cap;
+};
+
+static size_t hull_end_slot(const struct hull_sets *h, int64_t v)
 {
-	for (int i = 0; i < j; i++)
-		if ((uint64_t)(cs[i].hi - cs[i].lo) < NARROW_SPAN && (cs[i].plo == v || cs[i].phi == v))
-			return 1;
+	size_t i = (size_t)mix64((uint64_t)v) & (h->cap - 1);
+
+	while (h->used[i] && h->ends[i] != v)
+		i = (i + 1) & (h->cap - 1);
+	return i;
+}
+
+/* Whether v is already an end of one of the narrow constants handled so far. */
+static int end_taken(const struct hull_sets *h, int64_t v)
+{
+	return h->used[hull_end_slot(h, v)];
+}
+
+static void end_add(struct hull_sets *h, int64_t v)
+{
+	size_t i = hull_end_slot(h, v);
+
+	h->used[i] = 1;
+	h->ends[i] = v;
+}
+
+/* Constants before c (cs[j]) with the same range and odd flag; counts c in. */
+static int range_rank(struct hull_sets *h, const struct cspec *cs, int j)
+{
+	const struct cspec *c = &cs[j];
+	size_t i = (size_t)mix64((uint64_t)c->lo ^ mix64((uint64_t)c->hi) ^ (uint64_t)c->odd) &
+		(h->cap - 1);
+
+	for (; h->first[i] >= 0; i = (i + 1) & (h->cap - 1)) {
+		const struct cspec *o = &cs[h->first[i]];
+		if (o->lo == c->lo && o->hi == c->hi && o->odd == c->odd)
+			return h->count[i]++;
+	}
+	h->first[i] = j;
+	h->count[i] = 1;
 	return 0;
 }
 
 static void set_hulls(struct cspec *cs, int n, uint64_t key)
 {
+	struct hull_sets hs;
+
+	hs.cap = 16;
+	while (hs.cap < 4 * (size_t)n)
+		hs.cap *= 2;
+	hs.ends = xmalloc(hs.cap * sizeof(*hs.ends));
+	hs.used = xcalloc(hs.cap, 1);
+	hs.first = xmalloc(hs.cap * sizeof(*hs.first));
+	hs.count = xmalloc(hs.cap * sizeof(*hs.count));
+	for (size_t i = 0; i < hs.cap; i++)
+		hs.first[i] = -1;
 	for (int j = 0; j < n; j++) {
 		struct cspec *c = &cs[j];
-		uint64_t span = (uint64_t)(c->hi - c->lo) + 1;
-		int avoid = span >= 64;
-		int64_t margin = (int64_t)(span / 4);
-		int rank = 0;
-		for (int i = 0; i < j; i++)
-			rank += cs[i].lo == c->lo && cs[i].hi == c->hi && cs[i].odd == c->odd;
+		/* Offsets from the ends are unsigned: near INT64_MIN/MAX, or over a range wider
+		 * than INT64_MAX, signed arithmetic would overflow. */
+		uint64_t width = (uint64_t)c->hi - (uint64_t)c->lo;  /* span - 1 */
+		uint64_t span = width + 1;
+		int narrow = width < NARROW_SPAN;
+		int avoid = width >= 63;
+		uint64_t margin = span / 4;
+		uint64_t rank = (uint64_t)range_rank(&hs, cs, j);
 		uint64_t jit = 1;
-		int64_t u = (int64_t)(mix64(key + 2 * (uint64_t)j) % jit);
-		int64_t w = (int64_t)(mix64(key + 2 * (uint64_t)j + 1) % jit);
-		int64_t lo = c->lo + margin + u + 2 * (int64_t)rank;
-		int64_t hi = c->hi - margin - w - 2 * (int64_t)rank;
-		if (lo >= hi) {
-			lo = c->lo + margin;
-			hi = c->hi - margin;
+		uint64_t u = mix64(key + 2 * (uint64_t)j) % jit;
+		uint64_t w = mix64(key + 2 * (uint64_t)j + 1) % jit;
+		uint64_t in_lo = margin + u + 2 * rank, in_hi = margin + w + 2 * rank;
+		if (in_lo >= width || in_hi >= width - in_lo) {  /* the ends would meet or cross */
+			in_lo = margin;
+			in_hi = margin;
 		}
+		int64_t lo = (int64_t)((uint64_t)c->lo + in_lo);
+		int64_t hi = (int64_t)((uint64_t)c->hi - in_hi);
 		/* End values are also kept apart from every earlier narrow constant's ends: two
-		 * uses with different ranges (a story word read twice) must not meet either. */
-		while (lo <= hi && (!acceptable(lo, c->odd, avoid) || (span <= NARROW_SPAN && end_taken(cs, j, lo))))
+		 * uses with different ranges (a story word read twice) must not meet either.
+		 * Stepping stops at the other end, so it never passes INT64_MIN/MAX. */
+		int empty = 0;
+		while (!acceptable(lo, c->odd, avoid) || (narrow && end_taken(&hs, lo))) {
+			if (lo == hi) {
+				empty = 1;
+				break;
+			}
 			lo++;
-		while (hi >= lo && (!acceptable(hi, c->odd, avoid) || (span <= NARROW_SPAN && end_taken(cs, j, hi))))
-			hi--;
-		if (lo > hi) {
+		}
+		while (!empty && (!acceptable(hi, c->odd, avoid) || (narrow && end_taken(&hs, hi))))
+			hi--;  /* stops at lo at the latest: lo passed the test */
+		if (empty) {
 			lo = c->lo;
 			hi = c->hi;
 		}
 		c->plo = lo;
 		c->phi = hi;
+		if (narrow) {
+			end_add(&hs, lo);
+			end_add(&hs, hi);
+		}
 	}
+	free(hs.ends);
+	free(hs.used);
+	free(hs.first);
+	free(hs.count);
 }
 
 int expand_format_const(int64_t v, char *out)
@@ -209,6 +283,9 @@ static void add_const(struct expander *x, int64_t lo, int64_t hi, int odd, int l
 	if (odd && lo == hi && !(lo & 1))
 		fatal("%s:%d: variant %d: $K(%" PRId64 ", %" PRId64 ", odd) has no odd value",
 		      x->p->path, line, x->variant, lo, hi);
+	if (x->nconsts >= MAX_CONSTS)
+		fatal("%s:%d: variant %d: over %d per-copy constants", x->p->path, line, x->variant,
+		      MAX_CONSTS);
 	x->consts = xrealloc(x->consts, (size_t)(x->nconsts + 1) * sizeof(*x->consts));
 	x->consts[x->nconsts] = (struct cspec){lo, hi, odd, lo, hi};
 	add_slot(x, x->nconsts++);
@@ -271,9 +348,9 @@ static void expand_nodes(struct expander *x, const struct node *nodes, int n, co
 		case NODE_FOR: {
 			int64_t lo = eval_at(x, nd->e, &b.sc, nd->line);
 			int64_t hi = eval_at(x, nd->hi, &b.sc, nd->line);
-			if (hi - lo > 100000)
-				fatal("%s:%d: variant %d: @for over %" PRId64 " iterations", x->p->path,
-				      nd->line, x->variant, hi - lo);
+			if (hi > lo && (uint64_t)hi - (uint64_t)lo > 100000)
+				fatal("%s:%d: variant %d: @for over %" PRIu64 " iterations", x->p->path,
+				      nd->line, x->variant, (uint64_t)hi - (uint64_t)lo);
 			struct block it = {.sc = {.up = &b.sc}};
 			block_bind(&it, nd->var, 0);
 			for (int64_t v = lo; v < hi; v++) {
@@ -381,9 +458,11 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
 	int64_t total = 1;
 
 	for (int i = 0; i < p->nknobs; i++) {
-		total *= p->knobs[i].hi - p->knobs[i].lo + 1;
-		if (total > MAX_KNOB_SPACE)
+		/* Checked before multiplying: a knob over most of int64 overflows its span. */
+		uint64_t width = (uint64_t)p->knobs[i].hi - (uint64_t)p->knobs[i].lo;
+		if (width >= MAX_KNOB_SPACE || total * (int64_t)(width + 1) > MAX_KNOB_SPACE)
 			fatal("%s: knob space over %d combinations", p->path, MAX_KNOB_SPACE);
+		total *= (int64_t)(width + 1);
 	}
 	int64_t *kv = xcalloc((size_t)p->nknobs + 1, sizeof(*kv));
 	int64_t *valid = xmalloc((size_t)total * sizeof(*valid));
@@ -444,7 +523,7 @@ void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t 
 	}
 	for (int j = 0; j < v->sk.nconsts; j++) {
 		const struct cspec *c = &v->sk.consts[j];
-		uint64_t span = (uint64_t)(c->phi - c->plo) + 1;
+		uint64_t span = (uint64_t)c->phi - (uint64_t)c->plo + 1;
 		int64_t x = draw(c, mix64(base + (uint64_t)j));
 		if (span <= NARROW_SPAN && span > 1) {
 			/* Up to 8 redraws: a range narrower than its uses must repeat values. */

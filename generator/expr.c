@@ -21,11 +21,16 @@ struct expr {
 	struct expr *a, *b, *c; /* operands (c: the else arm of ?:) */
 };
 
+/* Nesting bound of parentheses, ?: and unary operators: each level is a dozen frames of
+ * recursion, and a deep enough line would overflow the stack. Templates use under 10. */
+#define EXPR_MAX_DEPTH 200
+
 struct parser {
 	const char *s;   /* cursor */
 	char *err;       /* error buffer */
 	size_t errlen;
 	int failed;
+	int depth;       /* parse_cond and parse_unary levels open */
 };
 
 static struct expr *node(enum op op, struct expr *a, struct expr *b)
@@ -68,6 +73,8 @@ static int accept(struct parser *p, const char *tok)
 }
 
 static struct expr *parse_cond(struct parser *p);
+static struct expr *parse_cond1(struct parser *p);
+static struct expr *parse_unary(struct parser *p);
 
 static struct expr *parse_primary(struct parser *p)
 {
@@ -114,7 +121,7 @@ static struct expr *parse_primary(struct parser *p)
 	return node(OP_NUM, NULL, NULL);
 }
 
-static struct expr *parse_unary(struct parser *p)
+static struct expr *parse_unary1(struct parser *p)
 {
 	if (accept(p, "-"))
 		return node(OP_NEG, parse_unary(p), NULL);
@@ -125,6 +132,20 @@ static struct expr *parse_unary(struct parser *p)
 	if (accept(p, "~"))
 		return node(OP_BNOT, parse_unary(p), NULL);
 	return parse_primary(p);
+}
+
+static struct expr *parse_unary(struct parser *p)
+{
+	struct expr *e;
+
+	if (p->depth >= EXPR_MAX_DEPTH) {
+		fail(p, "expression nested too deeply");
+		return node(OP_NUM, NULL, NULL);
+	}
+	p->depth++;
+	e = parse_unary1(p);
+	p->depth--;
+	return e;
 }
 
 /* Binary operators by precedence level, loosest first (C's table). */
@@ -159,6 +180,18 @@ static struct expr *parse_level(struct parser *p, int level)
 
 static struct expr *parse_cond(struct parser *p)
 {
+	if (p->depth >= EXPR_MAX_DEPTH) {
+		fail(p, "expression nested too deeply");
+		return node(OP_NUM, NULL, NULL);
+	}
+	p->depth++;
+	struct expr *e = parse_cond1(p);
+	p->depth--;
+	return e;
+}
+
+static struct expr *parse_cond1(struct parser *p)
+{
 	struct expr *e = parse_level(p, 0);
 
 	if (!accept(p, "?"))
@@ -172,7 +205,7 @@ static struct expr *parse_cond(struct parser *p)
 
 struct expr *expr_parse(const char *s, char *err, size_t errlen)
 {
-	struct parser p = {s, err, errlen, 0};
+	struct parser p = {s, err, errlen, 0, 0};
 	struct expr *e = parse_cond(&p);
 
 	skip_ws(&p);

@@ -363,12 +363,19 @@ struct pattern *pattern_load(const char *path)
 
 	if (!text)
 		fatal("cannot read pattern file %s:", path);
-	if (strlen(text) != len)
+	struct pattern *p = pattern_parse(path, text, len);
+	free(text);
+	return p;
+}
+
+struct pattern *pattern_parse(const char *path, const char *text, size_t len)
+{
+	if (memchr(text, '\0', len))
 		fatal("%s: contains a NUL byte", path);
 	struct reader r = {.path = path};
-	for (char *s = text; *s;) {
-		char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+	for (const char *s = text, *end = text + len; s < end;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		if (n && s[n - 1] == '\r')
 			fatal("%s:%d: CRLF line endings are not accepted", path, r.nlines + 1);
 		r.lines = xrealloc(r.lines, (size_t)(r.nlines + 1) * sizeof(char *));
@@ -396,7 +403,6 @@ struct pattern *pattern_load(const char *path)
 	for (int i = 0; i < r.nlines; i++)
 		free(r.lines[i]);
 	free(r.lines);
-	free(text);
 	return p;
 }
 

@@ -1,4 +1,5 @@
 /* pattern.h: a pattern file parsed into its header and a tree of template nodes. */
+#include <stddef.h>
 #include <stdint.h>
 
 struct expr;
@@ -69,6 +70,10 @@ struct pattern {
 
 /* Parse the pattern file at path. On error, fatal() with "path:line: reason". */
 struct pattern *pattern_load(const char *path);
+
+/* The same from len bytes of text in memory (need not be NUL-terminated); path names the
+ * pattern in messages and in p->path. pattern_load reads the file and calls this. */
+struct pattern *pattern_parse(const char *path, const char *text, size_t len);
 
 /* Load every *.tpl file of dir in name order; only (if not NULL) is a comma-separated list of
  * pattern ids to keep. Sets each pattern's index. Fatal on error or duplicate ids. */

@@ -28,6 +28,13 @@ for t in test_template test_asm_clone test_helpers test_dispatch test_verify tes
 	if $env FL_BUILDDIR="$build" "$build/tests/$t"; then pass "$t"; else fail "$t"; fi
 done
 
+# 1b. Fuzz regressions and seed corpora replayed through each fuzz target's entry point
+# (the targets themselves run under libFuzzer with tests/fuzz/run.sh).
+for t in frame mock sampler pattern cgparse disasm; do
+	if "$build/tests/fuzz-$t" "$src/tests/fuzz/regressions/$t" "$src/tests/fuzz/corpus/$t" >/dev/null 2>&1
+	then pass "fuzz replay $t"; else fail "fuzz replay $t"; fi
+done
+
 # 2. Determinism: the same seed gives byte-identical shards, another seed other constants.
 genc() { # out seed [extra...]
 	o=$1 s=$2

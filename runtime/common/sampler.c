@@ -306,11 +306,22 @@ static json_t *sampler_load_json(const char *path, char *err, size_t errlen)
 	return root;
 }
 
-int fl_rpc_dist_load(const char *path, struct fl_rpc_dist *d, char *err, size_t errlen)
+/* The same for text in memory; name stands in for the path in messages. */
+static json_t *sampler_parse_json(const char *json, size_t len, const char *name, char *err,
+	size_t errlen)
 {
-	json_t *root = sampler_load_json(path, err, errlen);
+	json_error_t je;
+	json_t *root = json_loadb(json, len, 0, &je);
 	if (!root)
-		return -1;
+		sampler_err(err, errlen, "%s: not JSON: line %d column %d: %s", name, je.line,
+			je.column, je.text);
+	return root;
+}
+
+/* Validate the parsed rpc_dist.json root; takes the reference to root. */
+static int sampler_rpc_dist(json_t *root, const char *path, struct fl_rpc_dist *d,
+	char *err, size_t errlen)
+{
 	int rc = -1;
 	struct fl_rpc_dist *tmp = calloc(1, sizeof *tmp);
 	if (!tmp) {
@@ -341,6 +352,23 @@ out:
 	return rc;
 }
 
+int fl_rpc_dist_load(const char *path, struct fl_rpc_dist *d, char *err, size_t errlen)
+{
+	json_t *root = sampler_load_json(path, err, errlen);
+	if (!root)
+		return -1;
+	return sampler_rpc_dist(root, path, d, err, errlen);
+}
+
+int fl_rpc_dist_parse(const char *json, size_t len, const char *name, struct fl_rpc_dist *d,
+	char *err, size_t errlen)
+{
+	json_t *root = sampler_parse_json(json, len, name, err, errlen);
+	if (!root)
+		return -1;
+	return sampler_rpc_dist(root, name, d, err, errlen);
+}
+
 unsigned fl_rpc_calls(const struct fl_rpc_dist *d, size_t i, double scale)
 {
 	if (i >= FL_RPC_OUTBOUND || !(scale > 0))
@@ -351,12 +379,10 @@ unsigned fl_rpc_calls(const struct fl_rpc_dist *d, size_t i, double scale)
 	return (unsigned)llround(x);
 }
 
-int fl_size_table_load(const char *path, const char *prefix, struct fl_pct *t, char *err,
-	size_t errlen)
+/* Validate a parsed size table root; takes the reference to root. */
+static int sampler_size_table(json_t *root, const char *path, const char *prefix,
+	struct fl_pct *t, char *err, size_t errlen)
 {
-	json_t *root = sampler_load_json(path, err, errlen);
-	if (!root)
-		return -1;
 	int rc = -1;
 	if (!json_is_array(root) || json_array_size(root) != 1) {
 		sampler_err(err, errlen, "%s: top level is not an array of one object", path);
@@ -373,6 +399,24 @@ int fl_size_table_load(const char *path, const char *prefix, struct fl_pct *t, c
 out:
 	json_decref(root);
 	return rc;
+}
+
+int fl_size_table_load(const char *path, const char *prefix, struct fl_pct *t, char *err,
+	size_t errlen)
+{
+	json_t *root = sampler_load_json(path, err, errlen);
+	if (!root)
+		return -1;
+	return sampler_size_table(root, path, prefix, t, err, errlen);
+}
+
+int fl_size_table_parse(const char *json, size_t len, const char *name, const char *prefix,
+	struct fl_pct *t, char *err, size_t errlen)
+{
+	json_t *root = sampler_parse_json(json, len, name, err, errlen);
+	if (!root)
+		return -1;
+	return sampler_size_table(root, name, prefix, t, err, errlen);
 }
 
 void fl_rpc_expect(const struct fl_rpc_dist *d, double scale, struct fl_fanout_expect *e)

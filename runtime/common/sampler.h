@@ -55,6 +55,12 @@ struct fl_rpc_dist {
  * percentile order. Returns 0, or -1 with err naming the file, method and key at fault. */
 int fl_rpc_dist_load(const char *path, struct fl_rpc_dist *d, char *err, size_t errlen);
 
+/* The same from len bytes of JSON text in memory (need not be NUL-terminated); name takes
+ * the path's place in error messages. Both share one validator: only the reading differs
+ * (the file loader keeps jansson's texts for an unreadable file). */
+int fl_rpc_dist_parse(const char *json, size_t len, const char *name, struct fl_rpc_dist *d,
+	char *err, size_t errlen);
+
 /* Calls of outbound method i per leaf request at fanout scale: per_session * scale
  * rounded to nearest (0 drops the method). */
 unsigned fl_rpc_calls(const struct fl_rpc_dist *d, size_t i, double scale);
@@ -64,6 +70,10 @@ unsigned fl_rpc_calls(const struct fl_rpc_dist *d, size_t i, double scale);
  * p99, max. Same validation and error rules as fl_rpc_dist_load. */
 int fl_size_table_load(const char *path, const char *prefix, struct fl_pct *t, char *err,
 	size_t errlen);
+
+/* The same from len bytes of JSON text in memory; name takes the path's place in errors. */
+int fl_size_table_parse(const char *json, size_t len, const char *name, const char *prefix,
+	struct fl_pct *t, char *err, size_t errlen);
 
 /* Expected outbound calls, request bytes and response bytes per leaf request at scale,
  * from the table means (what the leaf prints at startup). */
