@@ -47,7 +47,7 @@
 			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)((t >> {{sh + 4}}) ^ $K(65536, 1073741823)));
 @else
 		if ((t & 65535u) > $K(17000, 23000))
-			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)(t & $K(4096, 65535)) + (int32_t)(sa >> {{sh}}));
+			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)((t & $K(4096, 65535)) + (uint32_t)(sa >> {{sh}})));
 @end
 @end
 	} else {
