@@ -30,6 +30,7 @@
 
 #define IO_MAX_THREADS 256
 #define IO_BACKLOG 1024
+#define IO_ACCEPT_PAUSE_MS 100  /* listener off this long after accept() fails (EMFILE) */
 
 struct io_thread;
 
@@ -58,6 +59,7 @@ struct io_thread {
 	struct evconnlistener *lis;
 	struct event *inbox_ev;      /* activated by RANKER threads: jobs are back */
 	struct event *stop_accept_ev; /* activated by main: disable the listener */
+	struct event *accept_retry_ev; /* timer: listener back on after an accept error */
 	pthread_mutex_t inbox_lock;  /* guards inbox */
 	struct fl_job *inbox_head, *inbox_tail;
 	struct io_conn *conns;       /* live connections */
@@ -402,11 +404,27 @@ static void io_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct 
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
+/* accept() failed with other than a retriable error: EMFILE, ENFILE, ENOBUFS, ENOMEM.
+ * The connection stays in the backlog, so the listener is readable again at once and the
+ * loop would spin on it. Keep serving the connections we have and pause accepting for
+ * IO_ACCEPT_PAUSE_MS; what waits in the backlog is taken once descriptors free up. */
 static void io_accept_error_cb(struct evconnlistener *lis, void *arg)
 {
-	/* EMFILE and friends: keep serving the connections we have. */
-	(void)lis;
-	(void)arg;
+	struct io_thread *t = arg;
+	struct timeval pause = { 0, IO_ACCEPT_PAUSE_MS * 1000 };
+
+	IO_ADD(t, accept_errors, 1);
+	evconnlistener_disable(lis);
+	event_add(t->accept_retry_ev, &pause);
+}
+
+static void io_accept_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct io_thread *t = arg;
+	(void)fd;
+	(void)what;
+	if (t->lis && !t->draining)
+		evconnlistener_enable(t->lis);
 }
 
 /* A finished job (RANKER thread): into the owning IO thread's inbox. */
@@ -580,7 +598,8 @@ struct fl_io *fl_io_new(const struct fl_io_config *cfg, char *err, size_t errlen
 		}
 		t->inbox_ev = event_new(t->base, -1, 0, io_inbox_cb, t);
 		t->stop_accept_ev = event_new(t->base, -1, 0, io_stop_accept_cb, t);
-		if (!t->inbox_ev || !t->stop_accept_ev) {
+		t->accept_retry_ev = evtimer_new(t->base, io_accept_retry_cb, t);
+		if (!t->inbox_ev || !t->stop_accept_ev || !t->accept_retry_ev) {
 			snprintf(err, errlen, "io: event_new failed");
 			goto fail;
 		}
@@ -703,6 +722,8 @@ void fl_io_free(struct fl_io *io)
 			event_free(t->inbox_ev);
 		if (t->stop_accept_ev)
 			event_free(t->stop_accept_ev);
+		if (t->accept_retry_ev)
+			event_free(t->accept_retry_ev);
 		if (t->base)
 			event_base_free(t->base);
 		pthread_mutex_destroy(&t->inbox_lock);

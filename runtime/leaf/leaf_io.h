@@ -52,6 +52,7 @@ struct fl_io_config {
 	X(connections, accepted) \
 	X(connections, closed) \
 	X(connections, dropped_slow)      /* unsent output reached max_output_bytes */ \
+	X(connections, accept_errors)     /* accept() failed (EMFILE...): accepting paused */ \
 	X(connections, tls_handshakes) \
 	X(top, bytes_in)                  /* frame bytes received (header + payload) */ \
 	X(top, bytes_out)                 /* frame bytes queued (header + payload) */

@@ -35,6 +35,7 @@
 
 #define MOCK_BACKLOG 1024
 #define MOCK_STOP_GRACE_MS 1000  /* pending replies get this long after a stop signal */
+#define MOCK_ACCEPT_PAUSE_MS 100  /* listener off this long after accept() fails (EMFILE) */
 
 /* Per-thread counters, listed once. Only the owning IO thread writes them (MOCK_STAT_ADD:
  * a relaxed load and store, no locked instruction); the stats writer reads them with
@@ -60,7 +61,8 @@
 	X(replies_cancelled)    /* delayed replies dropped with their connection */ \
 	X(bytes_in)             /* frame bytes received (header + payload, as sent) */ \
 	X(bytes_out)            /* frame bytes queued for sending */ \
-	X(dropped_connections)  /* closed for exceeding max_output_bytes */
+	X(dropped_connections)  /* closed for exceeding max_output_bytes */ \
+	X(accept_errors)        /* accept() failed (EMFILE...): accepting paused */
 
 /* Bad frame kinds: the fl_wire_rc header errors, then frames of a type a server does not
  * take (REPLY, PONG). */
@@ -529,6 +531,29 @@ static void io_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct 
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
+static void io_accept_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct mock_io *io = arg;
+	if (io->lis && !io->stopping)
+		evconnlistener_enable(io->lis);
+}
+
+/* accept() failed with other than a retriable error: EMFILE, ENFILE, ENOBUFS, ENOMEM.
+ * The connection stays in the backlog, so the listener is readable again at once and the
+ * loop would spin on it. Keep serving the connections we have and pause accepting for
+ * MOCK_ACCEPT_PAUSE_MS; what waits in the backlog is taken once descriptors free up. */
+static void io_accept_error_cb(struct evconnlistener *lis, void *arg)
+{
+	struct mock_io *io = arg;
+	struct timeval pause = { 0, MOCK_ACCEPT_PAUSE_MS * 1000 };
+	MOCK_STAT_ADD(io, accept_errors, 1);
+	evconnlistener_disable(lis);
+	if (event_base_once(io->base, -1, EV_TIMEOUT, io_accept_retry_cb, io, &pause) != 0)
+		evconnlistener_enable(lis);  /* no timer: spinning beats never accepting again */
+}
+
 /* Stop request from the main thread, run on the IO thread: no new connections, no new
  * requests; connections close as their delayed replies go out, within the grace period. */
 static void io_stop_cb(evutil_socket_t fd, short what, void *arg)
@@ -728,6 +753,7 @@ struct mock_server *mock_server_new(const struct mock_config *cfg, const struct 
 			srv_err(err, errlen, "bind %s: %s", where, strerror(e));
 			goto fail;
 		}
+		evconnlistener_set_error_cb(io->lis, io_accept_error_cb);
 		if (i == 0) {
 			struct sockaddr_storage got;
 			socklen_t gl = sizeof got;
