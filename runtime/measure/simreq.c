@@ -1,0 +1,704 @@
+/* simreq.c: frontload-simreq: the leaf's request path in one process, for front-end measurement. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <valgrind/callgrind.h>
+
+#include "clock.h"
+#include "corpus.h"
+#include "dispatch.h"
+#include "frontload.pb-c.h"
+#include "libload.h"
+#include "overheads.h"
+#include "paths.h"
+#include "pipeline.h"
+#include "pmu.h"
+#include "reqgen.h"
+#include "sampler.h"
+#include "session.h"
+#include "wire.h"
+#include "zcodec.h"
+
+/* frontload-simreq's link edge (build.ninja.in, not this module's) lacks obj/rt/pmu.o; until
+ * it lists it, the counter code is compiled into this unit. Drop this include when it does. */
+#include "pmu.c"
+
+#define PROG "frontload-simreq"
+#define ACL_ENTRIES 4096u  /* as frontload-leaf's stage 2 */
+
+/* Every knob, as parsed; names follow the flags (the leaf's where they are the leaf's). */
+struct simreq_config {
+	const char *lib;
+	uint64_t active_copies, seed;
+	uint64_t extractors_per_story, calls_per_request, stories, story_bytes, max_stories;
+	double body, hit;
+	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
+	uint64_t max_reply_bytes, max_request_bytes, request_bytes, sessions, sessions_max;
+	const char *method;
+	int zstd, zstd_frames;
+	uint64_t corpus_mb, corpus_seed;
+	uint64_t warmup, requests;
+	const char *stage;
+	int pmu, progress, quiet;
+	const char *json;
+};
+
+enum opt_type { OPT_STR, OPT_U64, OPT_F64, OPT_FLAG };
+
+struct simreq_opt {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	uint64_t lo, hi;
+	double dlo, dhi;
+	const char *arg;
+	const char *help;
+};
+
+#define O(f) offsetof(struct simreq_config, f)
+#define U(name, f, lo, hi, arg, help) { name, OPT_U64, O(f), lo, hi, 0, 0, arg, help }
+#define F(name, f, lo, hi, arg, help) { name, OPT_F64, O(f), 0, 0, lo, hi, arg, help }
+#define S(name, f, arg, help) { name, OPT_STR, O(f), 0, 0, 0, 0, arg, help }
+#define B(name, f, help) { name, OPT_FLAG, O(f), 0, 0, 0, 0, NULL, help }
+static const struct simreq_opt simreq_opts[] = {
+	S("lib", lib, "PATH", "extractor library (default: " FL_LIB_NAME " beside this "
+		"program, then ../lib/)"),
+	U("active-copies", active_copies, 0, UINT32_MAX, "N", "footprint knob: copies of "
+		"each extractor variant in the plan (0 = all)"),
+	U("seed", seed, 0, UINT64_MAX, "S", "seed of the plan shuffle, model weights, "
+		"overheads and the request stream"),
+	U("extractors-per-story", extractors_per_story, 0, 100000000, "N", "generated "
+		"extractor calls per story"),
+	U("calls-per-request", calls_per_request, 0, 1000000000, "N", "convenience: sets "
+		"--extractors-per-story to round(N / min(stories, max-stories)) (0 = unset)"),
+	U("stories", stories, 1, 65536, "N", "stories per request (the request builder's, "
+		"as frontload-driver sends)"),
+	U("story-bytes", story_bytes, 0, 1u << 20, "BYTES", "body bytes per story"),
+	U("max-stories", max_stories, 1, 65536, "N", "stories of a request used, the rest "
+		"ignored"),
+	F("body", body, 0, 100, "PCT", "share of extractor calls that run their full body (%)"),
+	F("hit", hit, 0, 100, "PCT", "extractor lookup hit rate (%)"),
+	U("score-passes", score_passes, 0, 10000, "N", "story processor scoring passes"),
+	U("topk", topk, 1, 1000000, "N", "stories kept after ranking"),
+	U("blend-passes", blend_passes, 0, 10000, "N", "blending passes over the kept stories"),
+	U("serialize-passes", serialize_passes, 0, 10000, "N", "serialization passes over the "
+		"kept stories"),
+	U("emb-rows", emb_rows, 1, 1u << 24, "N", "DLRM rows per embedding table"),
+	U("zstd-level", zstd_level, 1, 19, "L", "reply compression level"),
+	U("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "cap on a reply's "
+		"sampled size"),
+	U("max-request-bytes", max_request_bytes, 64, UINT32_MAX, "BYTES", "cap on a sampled "
+		"request size and on a decompressed request"),
+	U("request-bytes", request_bytes, 0, 1u << 30, "BYTES", "fixed packed request size "
+		"(0 = sampled from feed_aggregator_req_sizes.json)"),
+	S("method", method, "NAME", "inbound method: mix (rpc_dist.json's inbound mix) or one "
+		"method name"),
+	U("sessions", sessions, 1, UINT32_MAX, "N", "distinct session ids in the request "
+		"stream"),
+	U("sessions-max", sessions_max, 0, 100000000, "N", "sessions the leaf keeps (LRU); 0 = "
+		"no session state"),
+	B("zstd", zstd, "ask for zstd-compressed reply payloads"),
+	B("zstd-frames", zstd_frames, "send request payloads as zstd frames (decoded in stage "
+		"1)"),
+	U("corpus-mb", corpus_mb, 1, 4096, "MIB", "size of the generated corpus (MiB)"),
+	U("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "seed of the generated corpus"),
+	U("warmup", warmup, 0, 1000000, "N", "requests run before the measured window"),
+	U("requests", requests, 1, 1000000, "N", "measured requests"),
+	S("stage", stage, "all|extract", "what the window covers: all = every request's "
+		"decode, overheads, compute and reply; extract = the extractor calls only "
+		"(fl_plan_run; see below)"),
+	B("pmu", pmu, "count hardware events (perf_event_open) over the window; prints "
+		"\"unsupported: reason\" when the host has none"),
+	S("json", json, "PATH", "write the JSON summary here instead of stdout"),
+	B("progress", progress, "print a line per request on stderr"),
+	B("quiet", quiet, "print nothing but the JSON and errors"),
+};
+#undef O
+#undef U
+#undef F
+#undef S
+#undef B
+#define NOPTS (sizeof(simreq_opts) / sizeof(simreq_opts[0]))
+
+static const char usage_head[] =
+"usage: " PROG " [options]\n"
+"\n"
+"Runs frontload-leaf's request path in this process, without network or fanout: load the\n"
+"extractor library, build the plan (--active-copies, --seed) and the pipeline with the\n"
+"leaf's knobs, then for each request from the request builder (runtime/common/reqgen.h,\n"
+"as frontload-driver sends): 1 decode, 2 overheads, 3 extract, 4 stories, 5 rank,\n"
+"7 compress and reply. --warmup requests run first, then --requests measured ones.\n"
+"\n"
+"Measurement window: the measured requests are built first (building is the driver's\n"
+"work, never measured), then processed back to back inside one window delimited by two\n"
+"callgrind dumps (CALLGRIND_DUMP_STATS_AT; client requests are no-ops when not under\n"
+"valgrind). Run it under\n"
+"  valgrind --tool=callgrind --collect-atstart=yes --callgrind-out-file=F ...\n"
+"and F.2 holds exactly the window (F.1: startup and warmup; F: what follows). A dump,\n"
+"not CALLGRIND_ZERO_STATS or collection toggles, is needed because callgrind's jump\n"
+"counters keep counting while collection is off and are reset only by a dump of code\n"
+"that was collected. With --stage extract use --collect-atstart=no\n"
+"--toggle-collect=fl_plan_run instead: F.2 then holds only the extractor calls of the\n"
+"window. With --pmu a perf counter group counts the same window (hardware path).\n""\n"
+"options (defaults in brackets; the leaf's defaults where the knob is the leaf's):\n";
+
+static const char usage_tail[] =
+"  --help                     this text\n"
+"\n"
+"output: a JSON object on stdout (or --json PATH): the configuration, plan footprint,\n"
+"requests, extractor calls, CPU and wall ns of the window and per stage (thread CPU\n"
+"clock; under valgrind these are inflated by instrumentation), and with --pmu the\n"
+"counters or {\"supported\": false, \"why\": ...}. instructions is null unless counted.\n"
+"exit status: 0 done, 2 bad flag, 1 startup or request failure.\n";
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static void config_defaults(struct simreq_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->seed = 1;
+	c->extractors_per_story = 300;
+	c->stories = 16;
+	c->story_bytes = 1024;
+	c->max_stories = 64;
+	c->body = 100;
+	c->hit = 50;
+	c->score_passes = 4;
+	c->topk = 16;
+	c->blend_passes = 2;
+	c->serialize_passes = 2;
+	c->emb_rows = 4096;
+	c->zstd_level = 3;
+	c->max_reply_bytes = 16u << 20;
+	c->max_request_bytes = 4u << 20;
+	c->method = "mix";
+	c->sessions = 1000;
+	c->sessions_max = 100000;
+	c->corpus_mb = 64;
+	c->corpus_seed = 1;
+	c->warmup = 2;
+	c->requests = 10;
+	c->stage = "all";
+}
+
+static void usage(FILE *fp)
+{
+	struct simreq_config d;
+
+	config_defaults(&d);
+	fputs(usage_head, fp);
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct simreq_opt *o = &simreq_opts[i];
+		const void *f = (const char *)&d + o->off;
+		char flag[64], def[64] = "";
+
+		snprintf(flag, sizeof(flag), "--%s%s%s", o->name, o->arg ? " " : "",
+			o->arg ? o->arg : "");
+		if (o->type == OPT_STR && *(const char *const *)f)
+			snprintf(def, sizeof(def), " [%s]", *(const char *const *)f);
+		else if (o->type == OPT_U64)
+			snprintf(def, sizeof(def), " [%llu]", (unsigned long long)*(const uint64_t *)f);
+		else if (o->type == OPT_F64)
+			snprintf(def, sizeof(def), " [%g]", *(const double *)f);
+		fprintf(fp, "  %-26s %s%s\n", flag, o->help, def);
+	}
+	fputs(usage_tail, fp);
+}
+
+static void opt_parse(struct simreq_config *c, const struct simreq_opt *o, const char *s)
+{
+	void *f = (char *)c + o->off;
+	char *end;
+
+	errno = 0;
+	switch (o->type) {
+	case OPT_STR:
+		if (!*s)
+			die(2, "--%s: empty value", o->name);
+		*(const char **)f = s;
+		break;
+	case OPT_U64: {
+		unsigned long long v = strtoull(s, &end, 10);
+
+		if (errno || end == s || *end || *s == '-' || v < o->lo || v > o->hi)
+			die(2, "--%s: expected an integer in %llu..%llu, got \"%s\"", o->name,
+				(unsigned long long)o->lo, (unsigned long long)o->hi, s);
+		*(uint64_t *)f = v;
+		break;
+	}
+	case OPT_F64: {
+		double v = strtod(s, &end);
+
+		if (errno || end == s || *end || !isfinite(v) || v < o->dlo || v > o->dhi)
+			die(2, "--%s: expected a number in %g..%g, got \"%s\"", o->name, o->dlo,
+				o->dhi, s);
+		*(double *)f = v;
+		break;
+	}
+	case OPT_FLAG:
+		*(int *)f = 1;
+		break;
+	}
+}
+
+static void config_parse(struct simreq_config *c, int argc, char **argv)
+{
+	struct option lopts[NOPTS + 2];
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		lopts[i].name = simreq_opts[i].name;
+		lopts[i].has_arg = simreq_opts[i].type == OPT_FLAG ? no_argument :
+			required_argument;
+		lopts[i].flag = NULL;
+		lopts[i].val = 256 + (int)i;
+	}
+	lopts[NOPTS] = (struct option){ "help", no_argument, NULL, 'h' };
+	lopts[NOPTS + 1] = (struct option){ 0, 0, 0, 0 };
+	opterr = 0;
+	for (int ch; (ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1;) {
+		if (ch == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (ch >= 256 && ch < 256 + (int)NOPTS) {
+			opt_parse(c, &simreq_opts[ch - 256], optarg);
+			continue;
+		}
+		if (optopt >= 256 && optopt < 256 + (int)NOPTS)
+			die(2, "--%s needs a value (see --help)", simreq_opts[optopt - 256].name);
+		die(2, "unknown option \"%s\" (see --help)", argv[optind - 1]);
+	}
+	if (optind < argc)
+		die(2, "unexpected argument \"%s\" (see --help)", argv[optind]);
+	if (strcmp(c->stage, "all") != 0 && strcmp(c->stage, "extract") != 0)
+		die(2, "--stage: expected all or extract, got \"%s\"", c->stage);
+	if (c->calls_per_request) {
+		uint64_t used = c->stories < c->max_stories ? c->stories : c->max_stories;
+
+		c->extractors_per_story = (c->calls_per_request + used / 2) / used;
+		if (c->extractors_per_story == 0)
+			c->extractors_per_story = 1;
+	}
+}
+
+/* Everything main builds. */
+struct simreq {
+	struct simreq_config cfg;
+	struct fl_lib lib;
+	struct fl_plan plan;
+	struct fl_corpus corpus;
+	struct fl_pct resp_sizes;
+	struct fl_reqgen gen;
+	struct fl_session_store *sessions;
+	struct fl_overheads *ovh;
+	struct fl_pipeline *pipeline;
+	struct fl_worker *wk;
+	struct fl_zcodec *z;
+	int stage_extract;
+	/* results */
+	struct fl_stage_ns t;          /* summed over measured requests */
+	uint64_t extract_calls;        /* measured requests */
+	uint64_t window_cpu_ns, window_wall_ns;
+	uint64_t request_bytes;        /* packed payload bytes of measured requests */
+	int pmu_open;
+	struct fl_pmu pmu;
+	char pmu_why[FL_PMU_WHY_LEN];
+	struct fl_pmu_counts counts;
+};
+
+static uint32_t pct_q16(double pct)
+{
+	return (uint32_t)lround(pct * 65536.0 / 100.0);
+}
+
+static void simreq_start(struct simreq *s)
+{
+	struct simreq_config *c = &s->cfg;
+	struct fl_reqgen_config rc;
+	char err[1024], path[4096];
+
+	if (fl_data_path("feed_aggregator_resp_sizes.json", path, sizeof(path), err,
+	    sizeof(err)) != 0 ||
+	    fl_size_table_load(path, "resp_size_", &s->resp_sizes, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+	if (fl_plan_init(&s->plan, s->lib.tab, s->lib.n, c->seed, (uint32_t)c->active_copies,
+	    err, sizeof(err)) != 0)
+		die(1, "plan: %s", err);
+	if (fl_corpus_generate(&s->corpus, c->corpus_seed, (size_t)c->corpus_mb << 20, err,
+	    sizeof(err)) != 0)
+		die(1, "corpus: %s", err);
+
+	fl_reqgen_config_default(&rc);
+	rc.seed = c->seed;
+	rc.stories = (unsigned)c->stories;
+	rc.story_bytes = (size_t)c->story_bytes;
+	rc.fixed_bytes = (size_t)c->request_bytes;
+	rc.max_request_bytes = (size_t)c->max_request_bytes;
+	rc.sessions = c->sessions;
+	rc.want_zstd = c->zstd;
+	if (fl_reqgen_method_parse(c->method, &rc.method) != 0)
+		die(2, "--method: unknown method \"%s\"", c->method);
+	if (fl_reqgen_init(&s->gen, &rc, &s->corpus, err, sizeof(err)) != 0)
+		die(1, "requests: %s", err);
+
+	if (c->sessions_max && !(s->sessions = fl_session_store_new(c->sessions_max, 600000)))
+		die(1, "sessions: cannot make a store of %llu",
+			(unsigned long long)c->sessions_max);
+	struct fl_overheads_config oc = {
+		.inflight_limit = 256,
+		.stale_ns = 10000000000ull,
+		.acl_entries = ACL_ENTRIES,
+		.seed = c->seed,
+	};
+	if (!(s->ovh = fl_overheads_new(&oc, err, sizeof(err))))
+		die(1, "overheads: %s", err);
+	struct fl_pipeline_config pc = {
+		.plan = &s->plan,
+		.corpus = &s->corpus,
+		.resp_bytes = &s->resp_sizes,
+		.sessions = s->sessions,
+		.extract_per_story = (uint32_t)c->extractors_per_story,
+		.max_stories = (uint32_t)c->max_stories,
+		.body_q16 = pct_q16(c->body),
+		.hit_q16 = pct_q16(c->hit),
+		.score_passes = (uint32_t)c->score_passes,
+		.topk = (uint32_t)c->topk,
+		.blend_passes = (uint32_t)c->blend_passes,
+		.serialize_passes = (uint32_t)c->serialize_passes,
+		.emb_rows = (uint32_t)c->emb_rows,
+		.max_reply_bytes = (uint32_t)c->max_reply_bytes,
+		.max_request_bytes = (uint32_t)c->max_request_bytes,
+		.zstd_level = (int)c->zstd_level,
+		.seed = c->seed,
+	};
+	if (!(s->pipeline = fl_pipeline_new(&pc, err, sizeof(err))))
+		die(1, "pipeline: %s", err);
+	if (!(s->wk = fl_worker_new(s->pipeline, 0, err, sizeof(err))))
+		die(1, "worker: %s", err);
+	if (c->zstd_frames && !(s->z = fl_zcodec_new(3)))
+		die(1, "zstd: cannot make a codec");
+	s->stage_extract = strcmp(c->stage, "extract") == 0;
+	if (c->pmu) {
+		if (fl_pmu_open(&s->pmu, 0, s->pmu_why, sizeof(s->pmu_why)) == 0)
+			s->pmu_open = 1;
+		else if (!c->quiet)
+			fprintf(stderr, PROG ": --pmu: unsupported: %s\n", s->pmu_why);
+	}
+}
+
+/* Open (on = 1) or close the measured window. Callgrind's jump counters run even while
+ * collection is off and survive CALLGRIND_ZERO_STATS (valgrind 3.19 bbcc.c, dump.c); only
+ * a dump resets them, and only for code whose costs it writes. So the window is delimited
+ * by two dumps: under --collect-atstart=yes the second one holds exactly the window. */
+static void simreq_window(struct simreq *s, int on)
+{
+	char why[FL_PMU_WHY_LEN];
+
+	if (on) {
+		CALLGRIND_DUMP_STATS_AT("frontload-simreq: before the measured window");
+		if (s->pmu_open && (fl_pmu_reset(&s->pmu, why, sizeof(why)) != 0 ||
+		    fl_pmu_enable(&s->pmu, why, sizeof(why)) != 0))
+			die(1, "--pmu: %s", why);
+	} else {
+		if (s->pmu_open && fl_pmu_disable(&s->pmu, why, sizeof(why)) != 0)
+			die(1, "--pmu: %s", why);
+		CALLGRIND_DUMP_STATS_AT("frontload-simreq: measured window");
+	}
+}
+
+/* Process one request (payload built) through every stage; measured ones add to totals. */
+static void simreq_one(struct simreq *s, uint64_t i, const struct fl_bytes *payload,
+	int measured)
+{
+	struct fl_work w;
+	char err[512];
+	uint64_t c0, m0;
+
+	memset(&w, 0, sizeof(w));
+	w.request_id = i + 1;
+	w.payload = payload->data;
+	w.payload_len = payload->len;
+	w.frame_flags = s->z ? FL_FRAME_ZSTD : 0;
+	c0 = fl_thread_cpu_ns();
+	m0 = fl_mono_ns();
+	if (fl_overheads_enter(s->ovh) != FL_OVH_ADMIT)
+		die(1, "request %llu: overheads refused admission", (unsigned long long)i);
+	if (fl_pipeline_decode(s->wk, &w, err, sizeof(err)) != 0)
+		die(1, "request %llu: %s", (unsigned long long)i, err);
+	uint64_t oc = fl_thread_cpu_ns(), om = fl_mono_ns();
+	struct fl_ovh_req oq = {
+		.method = (uint32_t)w.req->method,
+		.user_id = w.req->user_id,
+		.session_id = w.req->session_id,
+		.request_id = w.request_id,
+		.client_ts_ns = fl_wall_ns(),
+		.now_ns = fl_wall_ns(),
+	};
+	struct fl_ovh_out oo;
+	enum fl_ovh_verdict v = fl_overheads_run(s->ovh, &oq, &oo);
+	w.t.cpu_ns[FL_STAGE_OVERHEADS] += fl_thread_cpu_ns() - oc;
+	w.t.wall_ns[FL_STAGE_OVERHEADS] += fl_mono_ns() - om;
+	/* A denied request (the ACL's share) ends here, as in the leaf. */
+	if (v == FL_OVH_ADMIT) {
+		if (fl_pipeline_compute(s->wk, &w) != 0 || fl_pipeline_reply(s->wk, &w) != 0)
+			die(1, "request %llu: out of memory", (unsigned long long)i);
+	}
+	fl_overheads_leave(s->ovh);
+	uint64_t c1 = fl_thread_cpu_ns(), m1 = fl_mono_ns();
+	if (measured) {
+		s->window_cpu_ns += c1 - c0;
+		s->window_wall_ns += m1 - m0;
+		s->extract_calls += w.extract_calls;
+		for (int k = 0; k < FL_STAGE_COUNT; k++) {
+			s->t.cpu_ns[k] += w.t.cpu_ns[k];
+			s->t.wall_ns[k] += w.t.wall_ns[k];
+		}
+	}
+	fl_work_clear(&w);
+}
+
+/* Request i's payload (as sent: zstd-framed with --zstd-frames) into out. */
+static void simreq_build(struct simreq *s, uint64_t i, struct fl_bytes *out)
+{
+	struct fl_bytes raw = { 0 };
+
+	if (fl_reqgen_build(&s->gen, i, s->z ? &raw : out) != 0)
+		die(1, "request %llu: out of memory", (unsigned long long)i);
+	if (s->z) {
+		if (fl_zcodec_compress(s->z, raw.data, raw.len, out) != 0)
+			die(1, "request %llu: zstd failed", (unsigned long long)i);
+		fl_bytes_free(&raw);
+	}
+}
+
+static void simreq_progress(struct simreq *s, const char *what, uint64_t k, uint64_t n,
+	uint64_t t0)
+{
+	if (s->cfg.progress)
+		fprintf(stderr, PROG ": %s request %llu/%llu done, %.1f s elapsed\n", what,
+			(unsigned long long)k, (unsigned long long)n,
+			(double)(fl_mono_ns() - t0) / 1e9);
+}
+
+/* Warmup requests one by one, then every measured request built first (building is not
+ * part of the leaf's work) and processed inside one window. */
+static void simreq_run(struct simreq *s)
+{
+	struct simreq_config *c = &s->cfg;
+	uint64_t t0 = fl_mono_ns();
+	struct fl_bytes payload = { 0 }, *meas;
+	char why[FL_PMU_WHY_LEN];
+
+	for (uint64_t i = 0; i < c->warmup; i++) {
+		simreq_build(s, i, &payload);
+		simreq_one(s, i, &payload, 0);
+		simreq_progress(s, "warmup", i + 1, c->warmup, t0);
+	}
+	fl_bytes_free(&payload);
+	meas = calloc(c->requests, sizeof(*meas));
+	if (meas == NULL)
+		die(1, "out of memory for %llu requests", (unsigned long long)c->requests);
+	for (uint64_t k = 0; k < c->requests; k++) {
+		simreq_build(s, c->warmup + k, &meas[k]);
+		s->request_bytes += meas[k].len;
+	}
+	simreq_window(s, 1);
+	for (uint64_t k = 0; k < c->requests; k++) {
+		simreq_one(s, c->warmup + k, &meas[k], 1);
+		simreq_progress(s, "measured", k + 1, c->requests, t0);
+	}
+	simreq_window(s, 0);
+	for (uint64_t k = 0; k < c->requests; k++)
+		fl_bytes_free(&meas[k]);
+	free(meas);
+	if (s->pmu_open && fl_pmu_read(&s->pmu, &s->counts, why, sizeof(why)) != 0) {
+		snprintf(s->pmu_why, sizeof(s->pmu_why), "%s", why);
+		s->pmu_open = 0;
+	}
+}
+
+static json_t *metric_json(const struct fl_pmu_metric *m)
+{
+	if (m->supported)
+		return json_pack("{s:b,s:f}", "supported", 1, "value", m->value);
+	return json_pack("{s:b,s:s}", "supported", 0, "why", m->why);
+}
+
+static json_t *simreq_pmu_json(struct simreq *s)
+{
+	if (!s->cfg.pmu)
+		return json_null();
+	if (!s->pmu_open)
+		return json_pack("{s:b,s:s}", "supported", 0, "why", s->pmu_why);
+	json_t *ev = json_object();
+	for (int e = 0; e < FL_PMU_NEVENTS; e++) {
+		const struct fl_pmu_count *c = &s->counts.ev[e];
+
+		json_object_set_new(ev, fl_pmu_event_name((enum fl_pmu_event)e), c->supported ?
+			json_pack("{s:b,s:I,s:f}", "supported", 1, "value", (json_int_t)c->value,
+				"scale", fl_pmu_scale_factor(c)) :
+			json_pack("{s:b,s:s}", "supported", 0, "why", c->why));
+	}
+	struct fl_pmu_metrics m;
+	fl_pmu_derive(&s->counts, &m);
+	json_t *mj = json_object();
+	json_object_set_new(mj, "ipc", metric_json(&m.ipc));
+	json_object_set_new(mj, "l1i_mpki", metric_json(&m.l1i_mpki));
+	json_object_set_new(mj, "itlb_mpki", metric_json(&m.itlb_mpki));
+	json_object_set_new(mj, "branch_mpki", metric_json(&m.branch_mpki));
+	json_object_set_new(mj, "branch_miss_pct", metric_json(&m.branch_miss_pct));
+	json_object_set_new(mj, "fe_stall_share", metric_json(&m.fe_stall_share));
+	return json_pack("{s:b,s:b,s:o,s:o}", "supported", 1, "user_only", s->pmu.user_only,
+		"events", ev, "metrics", mj);
+}
+
+static json_t *simreq_json(struct simreq *s)
+{
+	struct simreq_config *c = &s->cfg;
+	json_t *cfg = json_object(), *st = json_object(), *o;
+	uint64_t cpu_sum = 0;
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct simreq_opt *op = &simreq_opts[i];
+		const void *f = (const char *)c + op->off;
+		char key[64];
+		json_t *v = NULL;
+
+		if (strcmp(op->name, "json") == 0 || strcmp(op->name, "progress") == 0 ||
+		    strcmp(op->name, "quiet") == 0)
+			continue;
+		snprintf(key, sizeof(key), "%s", op->name);
+		for (char *p = key; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		switch (op->type) {
+		case OPT_STR:
+			v = *(const char *const *)f ? json_string(*(const char *const *)f) :
+				json_null();
+			break;
+		case OPT_U64: v = json_integer((json_int_t)*(const uint64_t *)f); break;
+		case OPT_F64: v = json_real(*(const double *)f); break;
+		case OPT_FLAG: v = json_boolean(*(const int *)f); break;
+		}
+		json_object_set_new(cfg, key, v);
+	}
+	for (int k = 0; k < FL_STAGE_COUNT; k++)
+		if (k != FL_STAGE_FANOUT)
+			cpu_sum += s->t.cpu_ns[k];
+	for (int k = 0; k < FL_STAGE_COUNT; k++) {
+		if (k == FL_STAGE_FANOUT)
+			continue;  /* no network here */
+		json_object_set_new(st, fl_stage_name((enum fl_stage)k), json_pack("{s:I,s:I,s:f}",
+			"cpu_ns", (json_int_t)s->t.cpu_ns[k], "wall_ns", (json_int_t)s->t.wall_ns[k],
+			"cpu_share", cpu_sum ? (double)s->t.cpu_ns[k] / (double)cpu_sum : 0.0));
+	}
+	o = json_object();
+	json_object_set_new(o, "program", json_string(PROG));
+	json_object_set_new(o, "lib", json_string(s->lib.path));
+	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
+	json_object_set_new(o, "plan_functions",
+		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
+	json_object_set_new(o, "copies", json_integer(s->plan.copies));
+	json_object_set_new(o, "active_copies", json_integer(s->plan.active_copies));
+	json_object_set_new(o, "config", cfg);
+	json_object_set_new(o, "stage", json_string(c->stage));
+	json_object_set_new(o, "under_valgrind", json_boolean(RUNNING_ON_VALGRIND != 0));
+	json_object_set_new(o, "warmup", json_integer((json_int_t)c->warmup));
+	json_object_set_new(o, "requests", json_integer((json_int_t)c->requests));
+	json_object_set_new(o, "stories_used", json_integer((json_int_t)(c->stories <
+		c->max_stories ? c->stories : c->max_stories)));
+	json_object_set_new(o, "extract_calls", json_integer((json_int_t)s->extract_calls));
+	json_object_set_new(o, "extract_calls_per_request",
+		json_real((double)s->extract_calls / (double)c->requests));
+	json_object_set_new(o, "request_bytes_mean",
+		json_real((double)s->request_bytes / (double)c->requests));
+	json_object_set_new(o, "window_cpu_ns", json_integer((json_int_t)s->window_cpu_ns));
+	json_object_set_new(o, "window_wall_ns", json_integer((json_int_t)s->window_wall_ns));
+	json_object_set_new(o, "cpu_ns_per_request",
+		json_real((double)s->window_cpu_ns / (double)c->requests));
+	json_object_set_new(o, "stages", st);
+	json_object_set_new(o, "extract_cpu_share", json_real(cpu_sum ?
+		(double)s->t.cpu_ns[FL_STAGE_EXTRACT] / (double)cpu_sum : 0.0));
+	const struct fl_pmu_count *ins = &s->counts.ev[FL_PMU_INSTRUCTIONS];
+	if (s->pmu_open && ins->supported) {
+		json_object_set_new(o, "instructions", json_integer((json_int_t)ins->value));
+	} else {
+		json_object_set_new(o, "instructions", json_null());
+		json_object_set_new(o, "instructions_why", json_string(!c->pmu ?
+			"not counted (no --pmu; under callgrind, Ir in its output)" :
+			s->pmu_open ? ins->why : s->pmu_why));
+	}
+	json_object_set_new(o, "pmu", simreq_pmu_json(s));
+	return o;
+}
+
+static void simreq_free(struct simreq *s)
+{
+	if (s->pmu_open)
+		fl_pmu_close(&s->pmu);
+	fl_zcodec_free(s->z);
+	fl_worker_free(s->wk);
+	fl_pipeline_free(s->pipeline);
+	fl_overheads_free(s->ovh);
+	if (s->sessions)
+		fl_session_store_free(s->sessions);
+	fl_corpus_free(&s->corpus);
+	fl_plan_free(&s->plan);
+	fl_lib_close(&s->lib);
+}
+
+int main(int argc, char **argv)
+{
+	static struct simreq sim;  /* the one run; static: it is large */
+	struct simreq *s = &sim;
+	json_t *out;
+
+	config_defaults(&s->cfg);
+	config_parse(&s->cfg, argc, argv);
+	simreq_start(s);
+	if (!s->cfg.quiet)
+		fprintf(stderr, PROG ": %zu functions in the plan (%u of %u copies), %llu extractor "
+			"calls per story, %llu stories per request (%llu used), %llu warmup + %llu "
+			"measured requests, stage %s%s\n", fl_plan_footprint(&s->plan),
+			s->plan.active_copies, s->plan.copies,
+			(unsigned long long)s->cfg.extractors_per_story,
+			(unsigned long long)s->cfg.stories,
+			(unsigned long long)(s->cfg.stories < s->cfg.max_stories ? s->cfg.stories :
+				s->cfg.max_stories), (unsigned long long)s->cfg.warmup,
+			(unsigned long long)s->cfg.requests, s->cfg.stage,
+			RUNNING_ON_VALGRIND ? ", under valgrind" : "");
+	simreq_run(s);
+	out = simreq_json(s);
+	if (s->cfg.json) {
+		if (json_dump_file(out, s->cfg.json, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+			die(1, "cannot write --json %s: %s", s->cfg.json, strerror(errno));
+	} else {
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+	}
+	json_decref(out);
+	simreq_free(s);
+	return 0;
+}
