@@ -20,6 +20,8 @@ install -m 755 "$build/frontload-measure" "$dest/bin/frontload-measure"
 for f in rpc_dist.json feed_aggregator_req_sizes.json feed_aggregator_resp_sizes.json SOURCES.md; do
 	install -m 644 "$src/runtime/data/$f" "$dest/share/frontload/data/$f"
 done
+install -d "$dest/share/frontload/targets"
+install -m 644 "$src/results/targets/production.json" "$dest/share/frontload/targets/production.json"
 install -m 644 "$build/libfrontload-extract.so" "$dest/lib/libfrontload-extract.so"
 install -m 644 "$build/manifest.json" "$dest/share/frontload/manifest.json"
 install -m 644 "$build/config.json" "$dest/share/frontload/config.json"

@@ -28,10 +28,6 @@
 #include "wire.h"
 #include "zcodec.h"
 
-/* frontload-simreq's link edge (build.ninja.in, not this module's) lacks obj/rt/pmu.o; until
- * it lists it, the counter code is compiled into this unit. Drop this include when it does. */
-#include "pmu.c"
-
 #define PROG "frontload-simreq"
 #define ACL_ENTRIES 4096u  /* as frontload-leaf's stage 2 */
 

@@ -639,7 +639,8 @@ static int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	if (build != NULL)
 		fprintf(fp, "Build: configure %s (copies %lld, seed %lld); library %.0f functions, "
 			"%.0f copies of each variant.\n",
-			json_string_value(json_object_get(build, "configure_args")),
+			json_string_length(json_object_get(build, "configure_args")) ?
+			json_string_value(json_object_get(build, "configure_args")) : "(defaults)",
 			(long long)json_integer_value(json_object_get(build, "copies")),
 			(long long)json_integer_value(json_object_get(build, "seed")),
 			m->lib_functions, m->lib_copies);
