@@ -127,7 +127,7 @@ for t in "$src"/tests/integration/*.sh; do
 		skip "integration $name (sanitizer build: it judges timing, RSS or runs valgrind)"
 		continue
 	fi
-	if FL_SRCDIR=$src FL_BUILDDIR=$build sh "$t" >"$tmp/$name.log" 2>&1; then
+	if FL_SANITIZERS=$sanitizers FL_SRCDIR=$src FL_BUILDDIR=$build sh "$t" >"$tmp/$name.log" 2>&1; then
 		pass "integration $name ($(tail -n 1 "$tmp/$name.log"))"
 	else
 		fail "integration $name" "$(tail -n 5 "$tmp/$name.log")"

@@ -144,7 +144,11 @@ assert_gt "$dd" 0 "requests.dropped_disconnected (the slow client's replies afte
 sent_slow=$((SLOW_N - dd))
 note "slow client: $sent_slow of $SLOW_N replies queued before the drop, $dd dropped;" \
 	"leaf RSS $rss0 -> max $rss_max kB"
-assert_le $((rss_max - rss0)) 40960 "leaf RSS growth while $SLOW_N MiB of replies were due (kB)"
+# ASan keeps freed blocks in its quarantine (up to 256 MiB), so a sanitizer build
+# (FL_SANITIZERS, set by tests/run.sh) gets a looser bound; the drop itself is the same.
+rss_bound=40960
+[ -n "${FL_SANITIZERS:-}" ] && rss_bound=131072
+assert_le $((rss_max - rss0)) "$rss_bound" "leaf RSS growth while $SLOW_N MiB of replies were due (kB)"
 
 C=$T/conc.json
 assert_eq "$(get "$C" status.ok)" 400 "normal client OK replies beside the slow one"
