@@ -26,4 +26,25 @@ static inline void fl_errf(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* As fl_errf, after a "name:line: " prefix (a parser's position in its input). When the
+ * prefix alone does not fit, err holds as much of it as fits. Returns -1, so a parser can
+ * `return fl_errf_at(...)` on failure. */
+static inline int fl_errf_at(char *err, size_t errlen, const char *name,
+	unsigned long long line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static inline int fl_errf_at(char *err, size_t errlen, const char *name,
+	unsigned long long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return -1;
+	int n = snprintf(err, errlen, "%s:%llu: ", name, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 #endif

@@ -2,9 +2,10 @@
 #include "cgparse.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "errbuf.h"
 
 #define CG_MAX_POS 4          /* position columns we accept (instr, line) */
 #define CG_MAX_ID (1u << 24)  /* largest compressed-name id; callgrind numbers densely */
@@ -45,22 +46,9 @@ struct cg_file {
 	uint64_t pend_line;         /* line of the calls=/jump line, for EOF errors */
 };
 
-static int cg_fail(struct cg_file *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int cg_fail(struct cg_file *f, const char *fmt, ...)
-{
-	if (!f->err || !f->errlen)
-		return -1;
-	int n = snprintf(f->err, f->errlen, "%s:%llu: ", f->name, (unsigned long long)f->lineno);
-	if (n < 0 || (size_t)n >= f->errlen)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->err + n, f->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* "name:line: " and the message into the caller's err; -1. */
+#define cg_fail(f, ...) \
+	fl_errf_at((f)->err, (f)->errlen, (f)->name, (f)->lineno, __VA_ARGS__)
 
 void fl_cg_init(struct fl_cg *cg)
 {
@@ -636,8 +624,7 @@ int fl_cg_parse_file(struct fl_cg *cg, const char *path, char *err, size_t errle
 {
 	FILE *in = fopen(path, "r");
 	if (!in) {
-		if (err)
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		fl_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	int rc = fl_cg_parse_stream(cg, in, path, err, errlen);

@@ -2,12 +2,13 @@
 #include "disasm.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "errbuf.h"
 
 #define DIS_MAX_OPS 8     /* operands looked at */
 #define DIS_MAX_WORD 48   /* longest mnemonic word kept for classification */
@@ -407,22 +408,9 @@ struct dis_parse {
 	int raw;           /* raw bytes seen: lengths come from byte counts */
 };
 
-static int dis_fail(struct dis_parse *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int dis_fail(struct dis_parse *p, const char *fmt, ...)
-{
-	if (!p->err || !p->errlen)
-		return -1;
-	int n = snprintf(p->err, p->errlen, "%s:%llu: ", p->name, (unsigned long long)p->lineno);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* "name:line: " and the message into the caller's err; -1. */
+#define dis_fail(p, ...) \
+	fl_errf_at((p)->err, (p)->errlen, (p)->name, (p)->lineno, __VA_ARGS__)
 
 /* Count "xx xx xx " raw bytes at s (up to a tab or NUL); 0 if s is not only hex pairs. */
 static unsigned dis_raw_bytes(const char *s, const char **after)
@@ -584,9 +572,8 @@ int fl_dis_parse_stream(struct fl_dis *d, FILE *in, const char *name, char *err,
 		qsort(d->insns, d->n, sizeof *d->insns, dis_cmp);
 	for (size_t i = 1; i < d->n; i++)
 		if (d->insns[i].addr == d->insns[i - 1].addr) {
-			if (err && errlen)
-				snprintf(err, errlen, "%s: duplicate address 0x%llx (relocatable "
-					"object?)", p.name, (unsigned long long)d->insns[i].addr);
+			fl_errf(err, errlen, "%s: duplicate address 0x%llx (relocatable "
+				"object?)", p.name, (unsigned long long)d->insns[i].addr);
 			return -1;
 		}
 	return 0;
@@ -596,8 +583,7 @@ int fl_dis_parse_file(struct fl_dis *d, const char *path, char *err, size_t errl
 {
 	FILE *in = fopen(path, "r");
 	if (!in) {
-		if (err)
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		fl_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	int rc = fl_dis_parse_stream(d, in, path, err, errlen);
@@ -612,12 +598,12 @@ int fl_dis_load(struct fl_dis *d, const char *object, char *err, size_t errlen)
 		prog = "objdump";
 	int fds[2];
 	if (pipe(fds) != 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		fl_errf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		fl_errf(err, errlen, "fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
@@ -635,7 +621,7 @@ int fl_dis_load(struct fl_dis *d, const char *object, char *err, size_t errlen)
 	int rc;
 	if (!in) {
 		close(fds[0]);
-		snprintf(err, errlen, "fdopen: %s", strerror(errno));
+		fl_errf(err, errlen, "fdopen: %s", strerror(errno));
 		rc = -1;
 	} else {
 		char label[512];
@@ -647,14 +633,14 @@ int fl_dis_load(struct fl_dis *d, const char *object, char *err, size_t errlen)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-		snprintf(err, errlen, "%s -d %s: %s %d%s", prog, object,
+		fl_errf(err, errlen, "%s -d %s: %s %d%s", prog, object,
 			WIFEXITED(st) ? "exit status" : "signal",
 			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
 			WIFEXITED(st) && WEXITSTATUS(st) == 127 ? " (not installed?)" : "");
 		rc = -1;
 	}
 	if (rc == 0 && d->n == 0) {
-		snprintf(err, errlen, "%s -d %s: no instructions", prog, object);
+		fl_errf(err, errlen, "%s -d %s: no instructions", prog, object);
 		rc = -1;
 	}
 	return rc;
@@ -679,7 +665,7 @@ int fl_dis_guess_bias(const struct fl_dis *d, const uint64_t *addrs, size_t n,
 	uint64_t *bias, size_t *matched, char *err, size_t errlen)
 {
 	if (!n || !d->n) {
-		snprintf(err, errlen, "bias: no %s", n ? "instructions" : "addresses");
+		fl_errf(err, errlen, "bias: no %s", n ? "instructions" : "addresses");
 		return -1;
 	}
 	size_t step = n > 4096 ? n / 4096 : 1, tried = (n + step - 1) / step;
@@ -706,11 +692,11 @@ int fl_dis_guess_bias(const struct fl_dis *d, const uint64_t *addrs, size_t n,
 		}
 	}
 	if (!best) {
-		snprintf(err, errlen, "bias: no load bias maps the addresses onto instructions");
+		fl_errf(err, errlen, "bias: no load bias maps the addresses onto instructions");
 		return -1;
 	}
 	if (ties) {
-		snprintf(err, errlen, "bias: %zu load biases tie at %zu of %zu addresses", ties + 1,
+		fl_errf(err, errlen, "bias: %zu load biases tie at %zu of %zu addresses", ties + 1,
 			best, tried);
 		return -1;
 	}

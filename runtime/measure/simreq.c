@@ -1,7 +1,6 @@
 /* simreq.c: frontload-simreq: the leaf's request path in one process, for front-end measurement. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +12,7 @@
 #include <jansson.h>
 #include <valgrind/callgrind.h>
 
+#include "cli.h"
 #include "clock.h"
 #include "corpus.h"
 #include "dispatch.h"
@@ -48,82 +48,75 @@ struct simreq_config {
 	const char *json;
 };
 
-enum opt_type { OPT_STR, OPT_U64, OPT_F64, OPT_FLAG };
-
-struct simreq_opt {
-	const char *name;
-	enum opt_type type;
-	size_t off;
-	uint64_t lo, hi;
-	double dlo, dhi;
-	const char *arg;
-	const char *help;
+/* Every flag: parsing, --help and the JSON "config" echo (keys: name with - as _) all
+ * walk this table. The knobs the leaf also has keep the leaf's names and defaults. */
+#define FL_CLI_OBJ struct simreq_config
+static const struct fl_cli_opt simreq_opts[] = {
+	FL_OPT_STR("lib", lib, "PATH", NULL, "extractor library (default: " FL_LIB_NAME
+		" beside this program, then ../lib/)"),
+	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
+		"knob: copies of each extractor variant in the plan (0 = all)"),
+	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
+		"weights, overheads and the request stream"),
+	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "300",
+		"generated extractor calls per story"),
+	FL_OPT_UINT("calls-per-request", calls_per_request, 0, 1000000000, "N", "0",
+		"convenience: sets --extractors-per-story to round(N / min(stories, "
+		"max-stories)) (0 = unset)"),
+	FL_OPT_UINT("stories", stories, 1, 65536, "N", "16", "stories per request (the "
+		"request builder's, as frontload-driver sends)"),
+	FL_OPT_UINT("story-bytes", story_bytes, 0, 1u << 20, "BYTES", "1024", "body bytes per "
+		"story"),
+	FL_OPT_UINT("max-stories", max_stories, 1, 65536, "N", "64", "stories of a request "
+		"used, the rest ignored"),
+	FL_OPT_REAL("body", body, 0, 100, "PCT", "100", "share of extractor calls that run "
+		"their full body (%)"),
+	FL_OPT_REAL("hit", hit, 0, 100, "PCT", "50", "extractor lookup hit rate (%)"),
+	FL_OPT_UINT("score-passes", score_passes, 0, 10000, "N", "4", "story processor "
+		"scoring passes"),
+	FL_OPT_UINT("topk", topk, 1, 1000000, "N", "16", "stories kept after ranking"),
+	FL_OPT_UINT("blend-passes", blend_passes, 0, 10000, "N", "2", "blending passes over "
+		"the kept stories"),
+	FL_OPT_UINT("serialize-passes", serialize_passes, 0, 10000, "N", "2", "serialization "
+		"passes over the kept stories"),
+	FL_OPT_UINT("emb-rows", emb_rows, 1, 1u << 24, "N", "4096", "DLRM rows per embedding "
+		"table"),
+	FL_OPT_UINT("zstd-level", zstd_level, 1, 19, "L", "3", "reply compression level"),
+	FL_OPT_UINT("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "16777216",
+		"cap on a reply's sampled size"),
+	FL_OPT_UINT("max-request-bytes", max_request_bytes, 64, UINT32_MAX, "BYTES", "4194304",
+		"cap on a sampled request size and on a decompressed request"),
+	FL_OPT_UINT("request-bytes", request_bytes, 0, 1u << 30, "BYTES", "0", "fixed packed "
+		"request size (0 = sampled from feed_aggregator_req_sizes.json)"),
+	FL_OPT_STR("method", method, "NAME", "mix", "inbound method: mix (rpc_dist.json's "
+		"inbound mix) or one method name"),
+	FL_OPT_UINT("sessions", sessions, 1, UINT32_MAX, "N", "1000", "distinct session ids "
+		"in the request stream"),
+	FL_OPT_UINT("sessions-max", sessions_max, 0, 100000000, "N", "100000", "sessions the "
+		"leaf keeps (LRU); 0 = no session state"),
+	FL_OPT_FLAG("zstd", zstd, "ask for zstd-compressed reply payloads"),
+	FL_OPT_FLAG("zstd-frames", zstd_frames, "send request payloads as zstd frames "
+		"(decoded in stage 1)"),
+	FL_OPT_UINT("corpus-mb", corpus_mb, 1, 4096, "MIB", "64", "size of the generated "
+		"corpus (MiB)"),
+	FL_OPT_UINT("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "1", "seed of the "
+		"generated corpus"),
+	FL_OPT_UINT("warmup", warmup, 0, 1000000, "N", "2", "requests run before the measured "
+		"window"),
+	FL_OPT_UINT("requests", requests, 1, 1000000, "N", "10", "measured requests"),
+	FL_OPT_STR("stage", stage, "all|extract", "all", "what the window covers: all = every "
+		"request's decode, overheads, compute and reply; extract = the extractor calls "
+		"only (fl_plan_run; see below)"),
+	FL_OPT_FLAG("pmu", pmu, "count hardware events (perf_event_open) over the window; "
+		"prints \"unsupported: reason\" when the host has none"),
+	FL_OPT_STR("json", json, "PATH", NULL, "write the JSON summary here instead of "
+		"stdout"),
+	FL_OPT_FLAG("progress", progress, "print a line per request on stderr"),
+	FL_OPT_FLAG("quiet", quiet, "print nothing but the JSON and errors"),
 };
-
-#define O(f) offsetof(struct simreq_config, f)
-#define U(name, f, lo, hi, arg, help) { name, OPT_U64, O(f), lo, hi, 0, 0, arg, help }
-#define F(name, f, lo, hi, arg, help) { name, OPT_F64, O(f), 0, 0, lo, hi, arg, help }
-#define S(name, f, arg, help) { name, OPT_STR, O(f), 0, 0, 0, 0, arg, help }
-#define B(name, f, help) { name, OPT_FLAG, O(f), 0, 0, 0, 0, NULL, help }
-static const struct simreq_opt simreq_opts[] = {
-	S("lib", lib, "PATH", "extractor library (default: " FL_LIB_NAME " beside this "
-		"program, then ../lib/)"),
-	U("active-copies", active_copies, 0, UINT32_MAX, "N", "footprint knob: copies of "
-		"each extractor variant in the plan (0 = all)"),
-	U("seed", seed, 0, UINT64_MAX, "S", "seed of the plan shuffle, model weights, "
-		"overheads and the request stream"),
-	U("extractors-per-story", extractors_per_story, 0, 100000000, "N", "generated "
-		"extractor calls per story"),
-	U("calls-per-request", calls_per_request, 0, 1000000000, "N", "convenience: sets "
-		"--extractors-per-story to round(N / min(stories, max-stories)) (0 = unset)"),
-	U("stories", stories, 1, 65536, "N", "stories per request (the request builder's, "
-		"as frontload-driver sends)"),
-	U("story-bytes", story_bytes, 0, 1u << 20, "BYTES", "body bytes per story"),
-	U("max-stories", max_stories, 1, 65536, "N", "stories of a request used, the rest "
-		"ignored"),
-	F("body", body, 0, 100, "PCT", "share of extractor calls that run their full body (%)"),
-	F("hit", hit, 0, 100, "PCT", "extractor lookup hit rate (%)"),
-	U("score-passes", score_passes, 0, 10000, "N", "story processor scoring passes"),
-	U("topk", topk, 1, 1000000, "N", "stories kept after ranking"),
-	U("blend-passes", blend_passes, 0, 10000, "N", "blending passes over the kept stories"),
-	U("serialize-passes", serialize_passes, 0, 10000, "N", "serialization passes over the "
-		"kept stories"),
-	U("emb-rows", emb_rows, 1, 1u << 24, "N", "DLRM rows per embedding table"),
-	U("zstd-level", zstd_level, 1, 19, "L", "reply compression level"),
-	U("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "cap on a reply's "
-		"sampled size"),
-	U("max-request-bytes", max_request_bytes, 64, UINT32_MAX, "BYTES", "cap on a sampled "
-		"request size and on a decompressed request"),
-	U("request-bytes", request_bytes, 0, 1u << 30, "BYTES", "fixed packed request size "
-		"(0 = sampled from feed_aggregator_req_sizes.json)"),
-	S("method", method, "NAME", "inbound method: mix (rpc_dist.json's inbound mix) or one "
-		"method name"),
-	U("sessions", sessions, 1, UINT32_MAX, "N", "distinct session ids in the request "
-		"stream"),
-	U("sessions-max", sessions_max, 0, 100000000, "N", "sessions the leaf keeps (LRU); 0 = "
-		"no session state"),
-	B("zstd", zstd, "ask for zstd-compressed reply payloads"),
-	B("zstd-frames", zstd_frames, "send request payloads as zstd frames (decoded in stage "
-		"1)"),
-	U("corpus-mb", corpus_mb, 1, 4096, "MIB", "size of the generated corpus (MiB)"),
-	U("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "seed of the generated corpus"),
-	U("warmup", warmup, 0, 1000000, "N", "requests run before the measured window"),
-	U("requests", requests, 1, 1000000, "N", "measured requests"),
-	S("stage", stage, "all|extract", "what the window covers: all = every request's "
-		"decode, overheads, compute and reply; extract = the extractor calls only "
-		"(fl_plan_run; see below)"),
-	B("pmu", pmu, "count hardware events (perf_event_open) over the window; prints "
-		"\"unsupported: reason\" when the host has none"),
-	S("json", json, "PATH", "write the JSON summary here instead of stdout"),
-	B("progress", progress, "print a line per request on stderr"),
-	B("quiet", quiet, "print nothing but the JSON and errors"),
-};
-#undef O
-#undef U
-#undef F
-#undef S
-#undef B
+#undef FL_CLI_OBJ
 #define NOPTS (sizeof(simreq_opts) / sizeof(simreq_opts[0]))
+static const struct fl_cli simreq_cli = { simreq_opts, NOPTS, NULL };
 
 static const char usage_head[] =
 "usage: " PROG " [options]\n"
@@ -148,7 +141,6 @@ static const char usage_head[] =
 "options (defaults in brackets; the leaf's defaults where the knob is the leaf's):\n";
 
 static const char usage_tail[] =
-"  --help                     this text\n"
 "\n"
 "output: a JSON object on stdout (or --json PATH): the configuration, plan footprint,\n"
 "requests, extractor calls, CPU and wall ns of the window and per stage (thread CPU\n"
@@ -169,123 +161,26 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-static void config_defaults(struct simreq_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->seed = 1;
-	c->extractors_per_story = 300;
-	c->stories = 16;
-	c->story_bytes = 1024;
-	c->max_stories = 64;
-	c->body = 100;
-	c->hit = 50;
-	c->score_passes = 4;
-	c->topk = 16;
-	c->blend_passes = 2;
-	c->serialize_passes = 2;
-	c->emb_rows = 4096;
-	c->zstd_level = 3;
-	c->max_reply_bytes = 16u << 20;
-	c->max_request_bytes = 4u << 20;
-	c->method = "mix";
-	c->sessions = 1000;
-	c->sessions_max = 100000;
-	c->corpus_mb = 64;
-	c->corpus_seed = 1;
-	c->warmup = 2;
-	c->requests = 10;
-	c->stage = "all";
-}
-
 static void usage(FILE *fp)
 {
-	struct simreq_config d;
-
-	config_defaults(&d);
 	fputs(usage_head, fp);
-	for (size_t i = 0; i < NOPTS; i++) {
-		const struct simreq_opt *o = &simreq_opts[i];
-		const void *f = (const char *)&d + o->off;
-		char flag[64], def[64] = "";
-
-		snprintf(flag, sizeof(flag), "--%s%s%s", o->name, o->arg ? " " : "",
-			o->arg ? o->arg : "");
-		if (o->type == OPT_STR && *(const char *const *)f)
-			snprintf(def, sizeof(def), " [%s]", *(const char *const *)f);
-		else if (o->type == OPT_U64)
-			snprintf(def, sizeof(def), " [%llu]", (unsigned long long)*(const uint64_t *)f);
-		else if (o->type == OPT_F64)
-			snprintf(def, sizeof(def), " [%g]", *(const double *)f);
-		fprintf(fp, "  %-26s %s%s\n", flag, o->help, def);
-	}
+	fl_cli_help(fp, &simreq_cli);
 	fputs(usage_tail, fp);
 }
 
-static void opt_parse(struct simreq_config *c, const struct simreq_opt *o, const char *s)
-{
-	void *f = (char *)c + o->off;
-	char *end;
-
-	errno = 0;
-	switch (o->type) {
-	case OPT_STR:
-		if (!*s)
-			die(2, "--%s: empty value", o->name);
-		*(const char **)f = s;
-		break;
-	case OPT_U64: {
-		unsigned long long v = strtoull(s, &end, 10);
-
-		if (errno || end == s || *end || *s == '-' || v < o->lo || v > o->hi)
-			die(2, "--%s: expected an integer in %llu..%llu, got \"%s\"", o->name,
-				(unsigned long long)o->lo, (unsigned long long)o->hi, s);
-		*(uint64_t *)f = v;
-		break;
-	}
-	case OPT_F64: {
-		double v = strtod(s, &end);
-
-		if (errno || end == s || *end || !isfinite(v) || v < o->dlo || v > o->dhi)
-			die(2, "--%s: expected a number in %g..%g, got \"%s\"", o->name, o->dlo,
-				o->dhi, s);
-		*(double *)f = v;
-		break;
-	}
-	case OPT_FLAG:
-		*(int *)f = 1;
-		break;
-	}
-}
-
+/* Defaults, then argv into c. --help prints the usage and exits 0, a bad flag exits 2. */
 static void config_parse(struct simreq_config *c, int argc, char **argv)
 {
-	struct option lopts[NOPTS + 2];
+	char err[512];
 
-	for (size_t i = 0; i < NOPTS; i++) {
-		lopts[i].name = simreq_opts[i].name;
-		lopts[i].has_arg = simreq_opts[i].type == OPT_FLAG ? no_argument :
-			required_argument;
-		lopts[i].flag = NULL;
-		lopts[i].val = 256 + (int)i;
+	memset(c, 0, sizeof(*c));
+	int rc = fl_cli_parse(&simreq_cli, argc, argv, c, err, sizeof(err));
+	if (rc == FL_CLI_HELP) {
+		usage(stdout);
+		exit(0);
 	}
-	lopts[NOPTS] = (struct option){ "help", no_argument, NULL, 'h' };
-	lopts[NOPTS + 1] = (struct option){ 0, 0, 0, 0 };
-	opterr = 0;
-	for (int ch; (ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1;) {
-		if (ch == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (ch >= 256 && ch < 256 + (int)NOPTS) {
-			opt_parse(c, &simreq_opts[ch - 256], optarg);
-			continue;
-		}
-		if (optopt >= 256 && optopt < 256 + (int)NOPTS)
-			die(2, "--%s needs a value (see --help)", simreq_opts[optopt - 256].name);
-		die(2, "unknown option \"%s\" (see --help)", argv[optind - 1]);
-	}
-	if (optind < argc)
-		die(2, "unexpected argument \"%s\" (see --help)", argv[optind]);
+	if (rc != 0)
+		die(2, "%s (see --help)", err);
 	if (strcmp(c->stage, "all") != 0 && strcmp(c->stage, "extract") != 0)
 		die(2, "--stage: expected all or extract, got \"%s\"", c->stage);
 	if (c->calls_per_request) {
@@ -577,8 +472,7 @@ static json_t *simreq_json(struct simreq *s)
 	uint64_t cpu_sum = 0;
 
 	for (size_t i = 0; i < NOPTS; i++) {
-		const struct simreq_opt *op = &simreq_opts[i];
-		const void *f = (const char *)c + op->off;
+		const struct fl_cli_opt *op = &simreq_opts[i];
 		char key[64];
 		json_t *v = NULL;
 
@@ -590,13 +484,13 @@ static json_t *simreq_json(struct simreq *s)
 			if (*p == '-')
 				*p = '_';
 		switch (op->type) {
-		case OPT_STR:
-			v = *(const char *const *)f ? json_string(*(const char *const *)f) :
-				json_null();
+		case FL_CLI_STR:
+			v = fl_cli_str(op, c) ? json_string(fl_cli_str(op, c)) : json_null();
 			break;
-		case OPT_U64: v = json_integer((json_int_t)*(const uint64_t *)f); break;
-		case OPT_F64: v = json_real(*(const double *)f); break;
-		case OPT_FLAG: v = json_boolean(*(const int *)f); break;
+		case FL_CLI_UINT:
+		case FL_CLI_BYTES: v = json_integer((json_int_t)fl_cli_uint(op, c)); break;
+		case FL_CLI_REAL: v = json_real(fl_cli_real(op, c)); break;
+		case FL_CLI_FLAG: v = json_boolean(fl_cli_uint(op, c)); break;
 		}
 		json_object_set_new(cfg, key, v);
 	}
@@ -671,7 +565,6 @@ int main(int argc, char **argv)
 	struct simreq *s = &sim;
 	json_t *out;
 
-	config_defaults(&s->cfg);
 	config_parse(&s->cfg, argc, argv);
 	simreq_start(s);
 	if (!s->cfg.quiet)

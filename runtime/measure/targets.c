@@ -1,6 +1,5 @@
 /* targets.c: load and validate the production targets file; verdicts on measurements. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "errbuf.h"
 #include "paths.h"
 #include "targets.h"
 
@@ -24,19 +24,6 @@ static const struct {
 	{ "simulated", FL_PATH_SIMULATED },
 	{ "native", FL_PATH_NATIVE },
 };
-
-static void tgt_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void tgt_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 int fl_tgt_metric_known(const char *name)
 {
@@ -56,15 +43,15 @@ static int tgt_string(json_t *obj, const char *key, int required, char *out, siz
 	if (v == NULL) {
 		if (!required)
 			return 0;
-		tgt_err(err, errlen, "%s.%s: missing", where, key);
+		fl_errf(err, errlen, "%s.%s: missing", where, key);
 		return -1;
 	}
 	if (!json_is_string(v)) {
-		tgt_err(err, errlen, "%s.%s: must be a string", where, key);
+		fl_errf(err, errlen, "%s.%s: must be a string", where, key);
 		return -1;
 	}
 	if (json_string_length(v) >= outlen) {
-		tgt_err(err, errlen, "%s.%s: longer than %zu bytes", where, key, outlen - 1);
+		fl_errf(err, errlen, "%s.%s: longer than %zu bytes", where, key, outlen - 1);
 		return -1;
 	}
 	snprintf(out, outlen, "%s", json_string_value(v));
@@ -77,11 +64,11 @@ static int tgt_number(json_t *obj, const char *key, double *out, const char *whe
 	json_t *v = json_object_get(obj, key);
 
 	if (v == NULL) {
-		tgt_err(err, errlen, "%s.%s: missing", where, key);
+		fl_errf(err, errlen, "%s.%s: missing", where, key);
 		return -1;
 	}
 	if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-		tgt_err(err, errlen, "%s.%s: must be a finite number", where, key);
+		fl_errf(err, errlen, "%s.%s: must be a finite number", where, key);
 		return -1;
 	}
 	*out = json_number_value(v);
@@ -101,7 +88,7 @@ static int tgt_only(json_t *obj, const char *const *allowed, const char *where, 
 		while (allowed[i] != NULL && strcmp(allowed[i], key) != 0)
 			i++;
 		if (allowed[i] == NULL) {
-			tgt_err(err, errlen, "%s.%s: unknown key", where, key);
+			fl_errf(err, errlen, "%s.%s: unknown key", where, key);
 			return -1;
 		}
 	}
@@ -130,14 +117,14 @@ static int tgt_parse_kind(json_t *o, struct fl_target *t, const char *where, cha
 		t->kind = FL_TGT_APPROX;
 		want[2] = want[3] = 1;
 	} else {
-		tgt_err(err, errlen, "%s.kind: \"%s\" is not range, min, max or approx", where,
+		fl_errf(err, errlen, "%s.kind: \"%s\" is not range, min, max or approx", where,
 			kind);
 		return -1;
 	}
 	/* Each kind takes exactly its bounds: a stray one would be ignored silently. */
 	for (int i = 0; i < 4; i++) {
 		if (!want[i] && json_object_get(o, bounds[i]) != NULL) {
-			tgt_err(err, errlen, "%s.%s: not a bound of kind \"%s\"", where, bounds[i],
+			fl_errf(err, errlen, "%s.%s: not a bound of kind \"%s\"", where, bounds[i],
 				kind);
 			return -1;
 		}
@@ -148,11 +135,11 @@ static int tgt_parse_kind(json_t *o, struct fl_target *t, const char *where, cha
 	    (want[3] && tgt_number(o, "tolerance", &t->tolerance, where, err, errlen) < 0))
 		return -1;
 	if (t->kind == FL_TGT_RANGE && !(t->min < t->max)) {
-		tgt_err(err, errlen, "%s.max: %g is not above min %g", where, t->max, t->min);
+		fl_errf(err, errlen, "%s.max: %g is not above min %g", where, t->max, t->min);
 		return -1;
 	}
 	if (t->kind == FL_TGT_APPROX && t->tolerance < 0) {
-		tgt_err(err, errlen, "%s.tolerance: %g is negative", where, t->tolerance);
+		fl_errf(err, errlen, "%s.tolerance: %g is negative", where, t->tolerance);
 		return -1;
 	}
 	return 0;
@@ -165,7 +152,7 @@ static int tgt_parse_paths(json_t *o, struct fl_target *t, const char *where, ch
 	size_t i;
 
 	if (a == NULL || !json_is_array(a) || json_array_size(a) == 0) {
-		tgt_err(err, errlen, "%s.paths: must be a non-empty array of \"hardware\", "
+		fl_errf(err, errlen, "%s.paths: must be a non-empty array of \"hardware\", "
 			"\"simulated\", \"native\"", where);
 		return -1;
 	}
@@ -177,7 +164,7 @@ static int tgt_parse_paths(json_t *o, struct fl_target *t, const char *where, ch
 		       !(json_is_string(v) && strcmp(json_string_value(v), tgt_paths[k].name) == 0))
 			k++;
 		if (k == sizeof(tgt_paths) / sizeof(tgt_paths[0])) {
-			tgt_err(err, errlen, "%s.paths[%zu]: not \"hardware\", \"simulated\" or "
+			fl_errf(err, errlen, "%s.paths[%zu]: not \"hardware\", \"simulated\" or "
 				"\"native\"", where, i);
 			return -1;
 		}
@@ -195,19 +182,19 @@ static int tgt_parse_target(json_t *o, const struct fl_targets *tg, size_t idx,
 
 	snprintf(where, sizeof(where), "targets[%zu]", idx);
 	if (!json_is_object(o)) {
-		tgt_err(err, errlen, "%s: must be an object", where);
+		fl_errf(err, errlen, "%s: must be an object", where);
 		return -1;
 	}
 	if (tgt_only(o, keys, where, err, errlen) < 0 ||
 	    tgt_string(o, "metric", 1, t->metric, sizeof(t->metric), where, err, errlen) < 0)
 		return -1;
 	if (!fl_tgt_metric_known(t->metric)) {
-		tgt_err(err, errlen, "%s.metric: unknown metric \"%s\"", where, t->metric);
+		fl_errf(err, errlen, "%s.metric: unknown metric \"%s\"", where, t->metric);
 		return -1;
 	}
 	for (size_t i = 0; i < idx; i++) {
 		if (strcmp(tg->t[i].metric, t->metric) == 0) {
-			tgt_err(err, errlen, "%s.metric: \"%s\" already has a target (targets[%zu])",
+			fl_errf(err, errlen, "%s.metric: \"%s\" already has a target (targets[%zu])",
 				where, t->metric, i);
 			return -1;
 		}
@@ -220,7 +207,7 @@ static int tgt_parse_target(json_t *o, const struct fl_targets *tg, size_t idx,
 	    tgt_string(o, "note", 0, t->note, sizeof(t->note), where, err, errlen) < 0)
 		return -1;
 	if (fl_targets_source(tg, t->source) == NULL) {
-		tgt_err(err, errlen, "%s.source: \"%s\" is not in \"sources\"", where, t->source);
+		fl_errf(err, errlen, "%s.source: \"%s\" is not in \"sources\"", where, t->source);
 		return -1;
 	}
 	return 0;
@@ -233,12 +220,12 @@ static int tgt_parse_sources(json_t *s, struct fl_targets *tg, char *err, size_t
 	json_t *v;
 
 	if (s == NULL || !json_is_object(s) || json_object_size(s) == 0) {
-		tgt_err(err, errlen, "sources: must be a non-empty object");
+		fl_errf(err, errlen, "sources: must be a non-empty object");
 		return -1;
 	}
 	tg->sources = calloc(json_object_size(s), sizeof(*tg->sources));
 	if (tg->sources == NULL) {
-		tgt_err(err, errlen, "out of memory");
+		fl_errf(err, errlen, "out of memory");
 		return -1;
 	}
 	json_object_foreach(s, id, v) {
@@ -247,11 +234,11 @@ static int tgt_parse_sources(json_t *s, struct fl_targets *tg, char *err, size_t
 
 		snprintf(where, sizeof(where), "sources.%.*s", FL_TGT_NAME - 1, id);
 		if (strlen(id) == 0 || strlen(id) >= sizeof(src->id)) {
-			tgt_err(err, errlen, "%s: id must be 1..%d bytes", where, FL_TGT_NAME - 1);
+			fl_errf(err, errlen, "%s: id must be 1..%d bytes", where, FL_TGT_NAME - 1);
 			return -1;
 		}
 		if (!json_is_object(v)) {
-			tgt_err(err, errlen, "%s: must be an object", where);
+			fl_errf(err, errlen, "%s: must be an object", where);
 			return -1;
 		}
 		snprintf(src->id, sizeof(src->id), "%s", id);
@@ -261,7 +248,7 @@ static int tgt_parse_sources(json_t *s, struct fl_targets *tg, char *err, size_t
 		    tgt_string(v, "url", 1, src->url, sizeof(src->url), where, err, errlen) < 0)
 			return -1;
 		if (src->title[0] == '\0') {
-			tgt_err(err, errlen, "%s.title: empty", where);
+			fl_errf(err, errlen, "%s.title: empty", where);
 			return -1;
 		}
 		tg->nsources++;
@@ -278,14 +265,14 @@ static int tgt_parse_root(json_t *root, struct fl_targets *tg, char *err, size_t
 	size_t i;
 
 	if (!json_is_object(root)) {
-		tgt_err(err, errlen, "top level: must be an object");
+		fl_errf(err, errlen, "top level: must be an object");
 		return -1;
 	}
 	if (tgt_only(root, keys, "top level", err, errlen) < 0)
 		return -1;
 	schema = json_object_get(root, "schema");
 	if (!json_is_integer(schema) || json_integer_value(schema) != 1) {
-		tgt_err(err, errlen, "schema: must be 1");
+		fl_errf(err, errlen, "schema: must be 1");
 		return -1;
 	}
 	if (tgt_string(root, "name", 1, tg->name, sizeof(tg->name), "top level", err,
@@ -297,12 +284,12 @@ static int tgt_parse_root(json_t *root, struct fl_targets *tg, char *err, size_t
 		return -1;
 	arr = json_object_get(root, "targets");
 	if (arr == NULL || !json_is_array(arr) || json_array_size(arr) == 0) {
-		tgt_err(err, errlen, "targets: must be a non-empty array");
+		fl_errf(err, errlen, "targets: must be a non-empty array");
 		return -1;
 	}
 	tg->t = calloc(json_array_size(arr), sizeof(*tg->t));
 	if (tg->t == NULL) {
-		tgt_err(err, errlen, "out of memory");
+		fl_errf(err, errlen, "out of memory");
 		return -1;
 	}
 	json_array_foreach(arr, i, v) {
@@ -324,14 +311,14 @@ int fl_targets_parse(const char *text, const char *name, struct fl_targets *tg, 
 	memset(tg, 0, sizeof(*tg));
 	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL) {
-		tgt_err(err, errlen, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+		fl_errf(err, errlen, "%s:%d:%d: %s", name, je.line, je.column, je.text);
 		return -1;
 	}
 	why[0] = '\0';
 	rc = tgt_parse_root(root, tg, why, sizeof(why));
 	json_decref(root);
 	if (rc < 0) {
-		tgt_err(err, errlen, "%s: %s", name, why);
+		fl_errf(err, errlen, "%s: %s", name, why);
 		fl_targets_free(tg);
 		return -1;
 	}
@@ -347,7 +334,7 @@ int fl_targets_load(const char *path, struct fl_targets *tg, char *err, size_t e
 
 	memset(tg, 0, sizeof(*tg));
 	if (fp == NULL) {
-		tgt_err(err, errlen, "%s: cannot open", path);
+		fl_errf(err, errlen, "%s: cannot open", path);
 		return -1;
 	}
 	for (;;) {
@@ -357,7 +344,7 @@ int fl_targets_load(const char *path, struct fl_targets *tg, char *err, size_t e
 			if (n == NULL) {
 				free(text);
 				fclose(fp);
-				tgt_err(err, errlen, "%s: out of memory", path);
+				fl_errf(err, errlen, "%s: out of memory", path);
 				return -1;
 			}
 			text = n;
@@ -372,7 +359,7 @@ int fl_targets_load(const char *path, struct fl_targets *tg, char *err, size_t e
 	fclose(fp);
 	if (rc) {
 		free(text);
-		tgt_err(err, errlen, "%s: read error", path);
+		fl_errf(err, errlen, "%s: read error", path);
 		return -1;
 	}
 	text[len] = '\0';
@@ -407,7 +394,7 @@ int fl_targets_default_path(char *out, size_t outlen, char *err, size_t errlen)
 	n = snprintf(out, outlen, "%s/results/targets/production.json", src);
 	if (n > 0 && (size_t)n < outlen && access(out, R_OK) == 0)
 		return 0;
-	tgt_err(err, errlen, "no targets file: neither <exe dir>/../share/frontload/targets/"
+	fl_errf(err, errlen, "no targets file: neither <exe dir>/../share/frontload/targets/"
 		"production.json nor %s/results/targets/production.json exists (use --targets)",
 		src);
 	return -1;

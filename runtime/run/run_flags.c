@@ -1,0 +1,188 @@
+/* run_flags.c: the flags of `frontload run`: option table, defaults, --help, parsing. */
+#include "run_flags.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "errbuf.h"
+#include "run_result.h"
+#include "run_search.h"
+
+/* What the flags fill: the run's config, and --qps as given (parsed into cfg after). */
+struct run_args {
+	struct fl_run_config cfg;
+	const char *qps;
+};
+
+/* One flag of `frontload run`: parsing, defaults, --quick's defaults and --help read this
+ * table. Options with no default here get theirs in run_config_defaults. */
+#define FL_CLI_OBJ struct run_args
+static const struct fl_cli_opt run_opts[] = {
+	FL_OPT_REAL("sla-ms", cfg.search.sla_p95_ms, 0.001, 1e9, "MS", "700", "p95 end-to-end "
+		"latency bound of a passing step (ms)"),
+	FL_OPT_REAL("start-qps", cfg.search.start_qps, 0.001, 1e9, "QPS", "4", "first rate of "
+		"the search, per instance (requests/s)"),
+	FL_OPT_REAL("max-qps", cfg.search.max_qps, 0.001, 1e9, "QPS", "100000", "highest rate "
+		"the search probes, per instance (requests/s)"),
+	FL_OPT_REAL("growth", cfg.search.growth, 1.01, 100, "X", "2", "bracket multiplier: the "
+		"rate grows by X while steps pass", .alt = "4"),
+	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "5", "bisection stops "
+		"when (fail - pass) / pass <= PCT percent", .div = 100, .alt = "10"),
+	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, FL_SEARCH_MAX_PROBES, "N", "12",
+		"search steps in all (bracket, bisect, re-measure); the final window is extra",
+		.alt = "9"),
+	FL_OPT_REAL("warmup-seconds", cfg.warmup_s, 0, 3600, "S", "5", "warm-up before each "
+		"step's measured window, not recorded (s)", .alt = "1"),
+	FL_OPT_REAL("step-seconds", cfg.step_s, 0.5, 86400, "S", "15", "measured seconds of "
+		"each search step", .alt = "4"),
+	FL_OPT_REAL("final-seconds", cfg.final_s, 1, 86400, "S", "300", "measured seconds of "
+		"the steady final window at the chosen rate", .alt = "15"),
+	FL_OPT_STR("qps", qps, "R[,R...]", NULL, "fixed mode: no search; run each rate (per "
+		"instance) for --duration and report each (is_fixed_qps = true)"),
+	FL_OPT_REAL("duration", cfg.duration_s, 0.5, 86400, "S", "60", "fixed mode: measured "
+		"seconds per rate", .alt = "4"),
+	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute, for smoke tests and "
+		"CI: 1 s warm-up + 4 s steps, growth 4, tolerance 10%, 9 steps, 15 s final window "
+		"(flags given explicitly still win)"),
+	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
+		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
+		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
+	FL_OPT_FLAG("pin", cfg.pin, "also pin the mock, leaf and driver of an instance to "
+		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
+	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
+		"per instance) instead of starting mock and leaf"),
+	FL_OPT_STR("mock", cfg.mock, "HOST:PORT[,...]", NULL, "use running mocks (one shared, "
+		"or one per instance) instead of starting them"),
+	FL_OPT_STR("out", cfg.out, "DIR", NULL, "run directory (default: results/<run-id> "
+		"under the current directory)"),
+	FL_OPT_UINT("seed", cfg.seed, 0, 18000000000000000000ull, "S", "1", "seed of the leaf "
+		"(plan, model, fanout) and the driver (schedule, requests; instance i uses S + "
+		"i)"),
+	FL_OPT_REAL("rpc-fanout-scale", cfg.rpc_fanout_scale, 1e-9, 1e6, "X", NULL, "leaf "
+		"outbound calls per request = rpc_dist.json's per-session calls x X (default: "
+		"the leaf's, 0.01)"),
+	FL_OPT_UINT("extractors-per-story", cfg.extractors_per_story, 0, 100000000, "N", NULL,
+		"generated extractor calls per story in the leaf (default: the leaf's, 300)"),
+	FL_OPT_UINT("active-copies", cfg.active_copies, 0, UINT32_MAX, "N", NULL, "footprint "
+		"knob: copies of each extractor variant in the leaf's plan (0 = all; default: the "
+		"leaf's)"),
+	FL_OPT_FLAG("tls", cfg.tls, "TLS between driver and leaf (leaf to mock is always "
+		"TLS)"),
+	FL_OPT_FLAG("trace", cfg.trace, "write trace.csv: per-second sent, completed, in "
+		"flight and p95 of every step"),
+	FL_OPT_STR("leaf-args", cfg.leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags, "
+		"split on spaces (they come last, so they win)"),
+	FL_OPT_STR("mock-args", cfg.mock_args, "\"ARGS\"", NULL, "more frontload-mock flags, "
+		"split on spaces"),
+	FL_OPT_STR("driver-args", cfg.driver_args, "\"ARGS\"", NULL, "more frontload-driver "
+		"flags, split on spaces (e.g. \"--connections 8\")"),
+	FL_OPT_REAL("ready-timeout", cfg.ready_timeout_s, 1, 86400, "S", "120", "how long the "
+		"mock and the leaf may take to write their port files (s)"),
+};
+#undef FL_CLI_OBJ
+static const struct fl_cli run_cli = {
+	run_opts, sizeof run_opts / sizeof run_opts[0], "quick"
+};
+
+void run_usage(FILE *f)
+{
+	fputs(
+"usage: frontload run [options]\n"
+"\n"
+"Starts frontload-mock, frontload-leaf and frontload-driver (found beside this program,\n"
+"else in PATH), finds the highest request rate whose p95 end-to-end latency stays within\n"
+"the SLA, holds it for a steady final window and writes the run directory.\n"
+"\n"
+"Search: one driver per instance keeps its connections open across steps. From\n"
+"--start-qps the rate grows by --growth while a step passes, then bisects (geometric\n"
+"midpoints) between the highest pass and the lowest fail until they are within\n"
+"--tolerance, then re-measures the best pass once (a failed re-measure sends the search\n"
+"back down). A step passes when p95 <= SLA, achieved >= 95% of the rate the open-loop\n"
+"schedule offered, and errors (error replies, timeouts, OVERLOADED) < 1% of requests\n"
+"(a request unanswered max(3 s, 4 x SLA) after its send time is a timeout). After a\n"
+"failed step frontload waits until the leaf has nothing in flight before the next one.\n"
+"The final window runs at the chosen rate. Default timing: 5 + 15 s steps, at most 12,\n"
+"and a 300 s final window: under 10 minutes. Rates are requests/s per instance.\n"
+"\n"
+"options (defaults in brackets):\n", f);
+	fl_cli_help(f, &run_cli);
+	fputs(
+"\n"
+"Run directory (results/<UTC time>-<random>/ or --out):\n"
+"  result.json   rewritten after every step (temp file + rename):\n"
+"    status            running | complete | interrupted | failed, with status_reason\n"
+"    converged         the knee was bracketed within the tolerance and the chosen\n"
+"                      rate passed its re-measure; converged_reason says why or why not\n"
+"                      (\"even START qps misses SLA\", \"SLA never reached below max\",\n"
+"                      step budget); null in fixed mode\n"
+"    sla_bound_qps     the chosen rate, summed over instances\n"
+"    final_requested_qps, final_achieved_qps (replies/s in the final window),\n"
+"    final_offered_qps (what the Poisson schedule offered), final_latency_msec (= p95),\n"
+"    p50_ms p90_ms p95_ms p99_ms p99_9_ms max_ms mean_ms   final window, worst instance\n"
+"    final_pass, final_why   the final window judged like a search step\n"
+"                      (fixed mode: the final_* fields describe the last rate)\n"
+"    host_cpu_util_pct  busy share of all CPUs over the final window (/proc/stat)\n"
+"    errors            final window: total (error replies + timeouts + OVERLOADED),\n"
+"                      overloaded, timeouts, requests\n"
+"    is_fixed_qps, sla_p95_ms (= target_latency_msec), instances[] (per instance: CPUs,\n"
+"    processes, final numbers, leaf_stats: per-stage CPU ns and cpu_share over the final\n"
+"    window and the whole run), steps[] (every probe, with per-instance detail),\n"
+"    search, config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
+"    model and counts, kernel)\n"
+"  steps.csv     one row per step: step, phase (bracket/bisect/remeasure/final/fixed),\n"
+"                requested_qps, achieved_qps, p50_ms, p95_ms, p99_ms, errors, overloaded,\n"
+"                pass, offered_qps, timeouts, host_cpu_pct, complete, why\n"
+"  trace.csv     with --trace (trace-<i>.csv per instance when several)\n"
+"  leaf<i>.log, mock<i>.log, driver<i>.log; leaf<i>-stats.json, mock<i>-stats.json;\n"
+"  driver<i>.jsonl (every step result line) and driver<i>.json\n"
+"\n"
+"Progress goes to stderr: one line updated in place on a terminal, plain lines otherwise.\n"
+"Ctrl-C or SIGTERM stops the current step, stops the children (SIGTERM, 3 s, SIGKILL)\n"
+"and writes the result with status interrupted.\n"
+"\n"
+"exit status: 0 complete (check converged); 1 failed (a process died or would not\n"
+"start, a driver misbehaved, the run directory cannot be written); 2 bad flags;\n"
+"130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP.\n", f);
+}
+
+/* The defaults the table does not give. */
+static void run_config_defaults(struct fl_run_config *c)
+{
+	memset(c, 0, sizeof *c);
+	fl_search_config_default(&c->search);
+	c->rpc_fanout_scale = -1;
+	c->extractors_per_story = -1;
+	c->active_copies = -1;
+	c->driver_timeout_s = 10;
+}
+
+int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
+	size_t errlen)
+{
+	struct run_args a = { .qps = NULL };
+
+	run_config_defaults(&a.cfg);
+	int rc = fl_cli_parse(&run_cli, argc, argv, &a, err, errlen);
+	*c = a.cfg;
+	if (rc != 0)
+		return rc;
+	if (a.qps) {
+		int n = fl_cli_rates(a.qps, c->fixed_qps, FL_RUN_MAX_FIXED);
+		if (n < 0) {
+			fl_errf(err, errlen, "--qps: '%s' is not a list of rates > 0 (at most %u)",
+				a.qps, FL_RUN_MAX_FIXED);
+			return -1;
+		}
+		c->nfixed = (unsigned)n;
+	}
+	if (fl_search_config_check(&c->search, err, errlen) != 0)
+		return -1;
+	/* Well past the SLA, so a timeout is a failed request, yet short enough that an
+	 * overloaded step does not drag on. */
+	c->driver_timeout_s = fmax(3.0, 4 * c->search.sla_p95_ms / 1000);
+	return 0;
+}

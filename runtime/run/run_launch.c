@@ -1,0 +1,386 @@
+/* run_launch.c: start, watch and stop every instance's mock, leaf and driver. */
+#define _GNU_SOURCE
+#include "run_launch.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_procs.h"
+#include "run_result.h"
+#include "run_status.h"
+
+#define RUN_MAX_ARGS 256         /* arguments of one child at most */
+
+/* path of program name: beside this executable, else in PATH. Returns 0 or -1. */
+static int run_find_program(const struct fl_run *r, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", r->exe_dir, name);
+	if (access(out, X_OK) == 0)
+		return 0;
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		snprintf(out, len, "%.*s/%s", (int)n, path, name);
+		if (n > 0 && access(out, X_OK) == 0)
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	snprintf(out, len, "%s/%s", r->exe_dir, name);
+	return -1;
+}
+
+/* An argv under construction; every string owned. */
+struct run_argv {
+	char *v[RUN_MAX_ARGS + 1];
+	int n;
+};
+
+static void argv_add(struct run_argv *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void argv_add(struct run_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	if (a->n >= RUN_MAX_ARGS)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (s)
+		a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+/* Append the words of text (split on spaces). */
+static void argv_split(struct run_argv *a, const char *text)
+{
+	while (text && *text) {
+		text += strspn(text, " \t");
+		size_t n = strcspn(text, " \t");
+		if (n > 0)
+			argv_add(a, "%.*s", (int)n, text);
+		text += n;
+	}
+}
+
+static void argv_free(struct run_argv *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->v[i]);
+	a->n = 0;
+}
+
+/* Item i of a comma list (or the only item when the list has one). 0 or -1. */
+static int run_list_item(const char *list, unsigned i, unsigned n, char *out, size_t len,
+	unsigned *count)
+{
+	unsigned k = 0;
+	const char *p = list;
+	*count = 1;
+	for (const char *q = list; *q; q++)
+		*count += *q == ',';
+	if (*count != 1 && *count != n)
+		return -1;
+	if (*count == 1)
+		i = 0;
+	for (; k < i; k++)
+		p = strchr(p, ',') + 1;
+	size_t l = strcspn(p, ",");
+	if (l == 0 || l >= len)
+		return -1;
+	snprintf(out, len, "%.*s", (int)l, p);
+	return 0;
+}
+
+/* Every process slot of every instance, drivers first. */
+static size_t run_all_procs(struct fl_run *r, struct fl_proc **out, int drivers,
+	int servers)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < r->ninst; i++)
+		if (drivers)
+			out[n++] = &r->inst[i].driver;
+	for (unsigned i = 0; i < r->ninst; i++)
+		if (servers) {
+			out[n++] = &r->inst[i].leaf;
+			out[n++] = &r->inst[i].mock;
+		}
+	return n;
+}
+
+static int run_spawn(struct fl_run *r, struct fl_proc *p, struct run_argv *a,
+	const struct fl_cpus *cpus, int pipes)
+{
+	char log[4200], err[1024];
+	snprintf(log, sizeof log, "%s/%s.log", r->dir, p->name);
+	if (fl_proc_start(p, a->v, log, cpus, pipes, err, sizeof err) != 0) {
+		run_set_status(r, FL_RUN_FAILED, "%s", err);
+		return -1;
+	}
+	char c[256] = "";
+	if (cpus && cpus->n)
+		fl_cpus_format(cpus, c, sizeof c);
+	run_say(r, 1, RUN_PROG ": started %s (pid %d%s%s), log %s", p->name, (int)p->pid,
+		c[0] ? ", CPUs " : "", c, log);
+	return 0;
+}
+
+/* Wait for p's port file; addr = 127.0.0.1:port. 0, -1 failed, -2 interrupted. */
+static int run_wait_ready(struct fl_run *r, struct fl_proc *p, const char *port_file,
+	char *addr, size_t addrlen)
+{
+	char err[2048];
+	unsigned port;
+	int rc = fl_port_file_wait(port_file, p, r->cfg.ready_timeout_s, &run_signal, &port,
+		err, sizeof err);
+	if (rc == -1)
+		run_set_status(r, FL_RUN_FAILED, "%s", err);
+	if (rc == 0)
+		snprintf(addr, addrlen, "127.0.0.1:%u", port);
+	return rc;
+}
+
+int run_start(struct fl_run *r)
+{
+	const struct fl_run_config *c = &r->cfg;
+	char mock_bin[4096], leaf_bin[4096], drv_bin[4096], port_file[4200];
+	unsigned count;
+	int rc;
+
+	if (run_find_program(r, "frontload-driver", drv_bin, sizeof drv_bin) != 0 ||
+	    (!c->leaf && run_find_program(r, "frontload-leaf", leaf_bin, sizeof leaf_bin) != 0) ||
+	    (!c->leaf && !c->mock &&
+	     run_find_program(r, "frontload-mock", mock_bin, sizeof mock_bin) != 0)) {
+		run_set_status(r, FL_RUN_FAILED, "cannot find frontload-driver, frontload-leaf or "
+			"frontload-mock beside %s/frontload or in PATH (build them: ninja "
+			"frontload-driver frontload-leaf frontload-mock)", r->exe_dir);
+		return -1;
+	}
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		in->own_leaf = c->leaf == NULL;
+		in->own_mock = in->own_leaf && c->mock == NULL;
+		if (c->leaf && (run_list_item(c->leaf, i, r->ninst, in->leaf_addr,
+		    sizeof in->leaf_addr, &count) != 0 || (count == 1 && r->ninst > 1))) {
+			run_set_status(r, FL_RUN_FAILED, "--leaf: give one HOST:PORT per instance "
+				"(%u)", r->ninst);
+			return -1;
+		}
+		if (in->own_leaf && c->mock && run_list_item(c->mock, i, r->ninst, in->mock_addr,
+		    sizeof in->mock_addr, &count) != 0) {
+			run_set_status(r, FL_RUN_FAILED, "--mock: give one HOST:PORT, or one per "
+				"instance (%u)", r->ninst);
+			return -1;
+		}
+		snprintf(in->leaf_stats_path, sizeof in->leaf_stats_path, "%s/leaf%u-stats.json",
+			r->dir, i);
+		snprintf(in->mock_stats_path, sizeof in->mock_stats_path, "%s/mock%u-stats.json",
+			r->dir, i);
+		snprintf(in->driver_json_path, sizeof in->driver_json_path, "%s/driver%u.json",
+			r->dir, i);
+	}
+
+	/* Mocks first (all at once), then leaves, then drivers. */
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		struct run_argv a = { 0 };
+		if (!in->own_mock)
+			continue;
+		snprintf(port_file, sizeof port_file, "%s/mock%u.port", r->dir, i);
+		unlink(port_file);
+		argv_add(&a, "%s", mock_bin);
+		argv_add(&a, "--port");
+		argv_add(&a, "0");
+		argv_add(&a, "--port-file");
+		argv_add(&a, "%s", port_file);
+		argv_add(&a, "--stats-file");
+		argv_add(&a, "%s", in->mock_stats_path);
+		if (in->mock_cpus.n) {
+			argv_add(&a, "--threads");
+			argv_add(&a, "%u", in->mock_cpus.n / 2 ? in->mock_cpus.n / 2 : 1);
+		}
+		argv_split(&a, c->mock_args);
+		rc = run_spawn(r, &in->mock, &a, &in->mock_cpus, 0);
+		argv_free(&a);
+		if (rc != 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		if (!in->own_mock)
+			continue;
+		snprintf(port_file, sizeof port_file, "%s/mock%u.port", r->dir, i);
+		if ((rc = run_wait_ready(r, &in->mock, port_file, in->mock_addr,
+		    sizeof in->mock_addr)) != 0)
+			return rc;
+	}
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		struct run_argv a = { 0 };
+		if (!in->own_leaf)
+			continue;
+		snprintf(port_file, sizeof port_file, "%s/leaf%u.port", r->dir, i);
+		unlink(port_file);
+		argv_add(&a, "%s", leaf_bin);
+		argv_add(&a, "--port");
+		argv_add(&a, "0");
+		argv_add(&a, "--port-file");
+		argv_add(&a, "%s", port_file);
+		argv_add(&a, "--mock");
+		argv_add(&a, "%s", in->mock_addr);
+		argv_add(&a, "--stats-file");
+		argv_add(&a, "%s", in->leaf_stats_path);
+		argv_add(&a, "--seed");
+		argv_add(&a, "%llu", (unsigned long long)c->seed);
+		if (c->rpc_fanout_scale >= 0) {
+			argv_add(&a, "--rpc-fanout-scale");
+			argv_add(&a, "%.17g", c->rpc_fanout_scale);
+		}
+		if (c->extractors_per_story >= 0) {
+			argv_add(&a, "--extractors-per-story");
+			argv_add(&a, "%lld", (long long)c->extractors_per_story);
+		}
+		if (c->active_copies >= 0) {
+			argv_add(&a, "--active-copies");
+			argv_add(&a, "%lld", (long long)c->active_copies);
+		}
+		if (c->tls)
+			argv_add(&a, "--tls");
+		if (in->leaf_cpus.n) {
+			/* Pool sizes from the CPUs it may use, not the whole host's. */
+			unsigned k = in->leaf_cpus.n, q = k / 4 ? k / 4 : 1;
+			argv_add(&a, "--ranker-threads");
+			argv_add(&a, "%u", k);
+			argv_add(&a, "--io-threads");
+			argv_add(&a, "%u", q);
+			argv_add(&a, "--fanout-threads");
+			argv_add(&a, "%u", q);
+		}
+		argv_split(&a, c->leaf_args);
+		rc = run_spawn(r, &in->leaf, &a, &in->leaf_cpus, 0);
+		argv_free(&a);
+		if (rc != 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		if (!in->own_leaf)
+			continue;
+		snprintf(port_file, sizeof port_file, "%s/leaf%u.port", r->dir, i);
+		if ((rc = run_wait_ready(r, &in->leaf, port_file, in->leaf_addr,
+		    sizeof in->leaf_addr)) != 0)
+			return rc;
+	}
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		struct run_argv a = { 0 };
+		char path[4200];
+		snprintf(path, sizeof path, "%s/driver%u.jsonl", r->dir, i);
+		in->jsonl = fopen(path, "we");
+		argv_add(&a, "%s", drv_bin);
+		argv_add(&a, "--leaf");
+		argv_add(&a, "%s", in->leaf_addr);
+		argv_add(&a, "--control");
+		argv_add(&a, "--seed");
+		argv_add(&a, "%llu", (unsigned long long)(c->seed + i));
+		argv_add(&a, "--sla-ms");
+		argv_add(&a, "%.17g", c->search.sla_p95_ms);
+		argv_add(&a, "--timeout-s");
+		argv_add(&a, "%.17g", c->driver_timeout_s);
+		argv_add(&a, "--json");
+		argv_add(&a, "%s", in->driver_json_path);
+		if (c->tls)
+			argv_add(&a, "--tls");
+		if (c->trace) {
+			argv_add(&a, "--trace-csv");
+			if (r->ninst > 1)
+				argv_add(&a, "%s/trace-%u.csv", r->dir, i);
+			else
+				argv_add(&a, "%s/trace.csv", r->dir);
+		}
+		argv_split(&a, c->driver_args);
+		rc = run_spawn(r, &in->driver, &a, &in->driver_cpus, 1);
+		argv_free(&a);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int run_check_servers(struct fl_run *r)
+{
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		struct fl_proc *ps[2] = { &in->leaf, &in->mock };
+		int own[2] = { in->own_leaf, in->own_mock };
+		for (int k = 0; k < 2; k++) {
+			if (!own[k] || fl_proc_running(ps[k]))
+				continue;
+			char how[256], tail[1536];
+			fl_proc_describe(ps[k], how, sizeof how);
+			fl_log_tail(ps[k]->log_path, 8, tail, sizeof tail);
+			run_set_status(r, FL_RUN_FAILED, "%s (pid %d) %s during the run; %s ends:\n%s",
+				ps[k]->name, (int)ps[k]->pid, how, ps[k]->log_path,
+				tail[0] ? tail : "(empty)");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void run_driver_failed(struct fl_run *r, struct fl_run_instance *in, const char *what)
+{
+	char how[256], tail[1536];
+	for (int waited = 0; waited < 1000 && fl_proc_running(&in->driver); waited += 20)
+		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	fl_proc_describe(&in->driver, how, sizeof how);
+	fl_log_tail(in->driver.log_path, 8, tail, sizeof tail);
+	run_set_status(r, FL_RUN_FAILED, "%s (pid %d) %s (%s); %s ends:\n%s", in->driver.name,
+		(int)in->driver.pid, what, how, in->driver.log_path, tail[0] ? tail : "(empty)");
+}
+
+void run_stop(struct fl_run *r)
+{
+	struct fl_proc *ps[3 * FL_RUN_MAX_INSTANCES];
+	size_t n;
+	/* After a failure or a signal a driver may be mid-step: no point waiting for it. */
+	int graceful = r->status == FL_RUN_RUNNING || r->status == FL_RUN_COMPLETE;
+
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		if (in->driver.to_fd >= 0) {
+			if (fl_proc_running(&in->driver) && write(in->driver.to_fd, "quit\n", 5) != 5)
+				(void)0;  /* it is gone already; reaped below */
+			close(in->driver.to_fd);
+			in->driver.to_fd = -1;
+		}
+	}
+	for (int waited = 0; graceful && waited < RUN_STOP_GRACE_MS; waited += 20) {
+		int left = 0;
+		for (unsigned i = 0; i < r->ninst; i++)
+			left += fl_proc_running(&r->inst[i].driver);
+		if (!left)
+			break;
+		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	}
+	n = run_all_procs(r, ps, 1, 0);
+	fl_proc_stop_all(ps, n, SIGTERM, RUN_STOP_GRACE_MS);
+	n = run_all_procs(r, ps, 0, 1);
+	fl_proc_stop_all(ps, n, SIGTERM, RUN_STOP_GRACE_MS);
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		if (in->own_leaf && in->leaf.pid > 0)
+			in->leaf_stats_end = fl_result_load_json(in->leaf_stats_path);
+		if (in->own_mock && in->mock.pid > 0)
+			in->mock_stats_end = fl_result_load_json(in->mock_stats_path);
+		if (in->jsonl)
+			fclose(in->jsonl);
+		in->jsonl = NULL;
+	}
+}

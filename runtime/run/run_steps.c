@@ -1,0 +1,395 @@
+/* run_steps.c: the steps of `frontload run`: one rate through every driver, the search
+ * and the fixed rates. */
+#include "run_steps.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "run_host.h"
+#include "run_launch.h"
+#include "run_procs.h"
+#include "run_result.h"
+#include "run_search.h"
+#include "run_status.h"
+
+#define RUN_STEP_SLACK_S 30.0    /* a step may take warm-up + window + drain + this */
+#define RUN_STATS_WAIT_S 3.0     /* a leaf answers SIGUSR1 with a stats file this fast */
+
+/* A fresh stats snapshot of in's leaf: SIGUSR1, then wait for the file to be replaced
+ * (it is written to a temp file and renamed, so a new inode means a new snapshot). NULL
+ * when the leaf is not ours, is gone, or does not answer within RUN_STATS_WAIT_S. */
+static json_t *run_leaf_snapshot(struct fl_run_instance *in)
+{
+	struct stat st;
+	if (!in->own_leaf || !fl_proc_running(&in->leaf))
+		return NULL;
+	ino_t old = stat(in->leaf_stats_path, &st) == 0 ? st.st_ino : 0;
+	kill(in->leaf.pid, SIGUSR1);
+	for (double t = fl_run_now(), end = t + RUN_STATS_WAIT_S; t < end; t = fl_run_now()) {
+		if (stat(in->leaf_stats_path, &st) == 0 && st.st_ino != old) {
+			json_t *j = fl_result_load_json(in->leaf_stats_path);
+			if (j)
+				return j;
+		}
+		if (!fl_proc_running(&in->leaf))
+			break;
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	return NULL;
+}
+
+/* Take the leaves' snapshots into their pre (post = 0) or post slots. */
+static void run_leaf_snapshots(struct fl_run *r, int post)
+{
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		json_t **slot = post ? &in->leaf_stats_post : &in->leaf_stats_pre;
+		json_decref(*slot);
+		*slot = run_leaf_snapshot(in);
+	}
+}
+
+/* After an overloaded step the leaves may still hold requests the driver gave up on:
+ * wait (up to max_s) until every leaf we started has none in flight, so the next step
+ * starts from an idle service. Remote leaves get a short pause instead. */
+static void run_settle(struct fl_run *r, double max_s)
+{
+	int remote = 0;
+	for (unsigned i = 0; i < r->ninst; i++)
+		remote |= !r->inst[i].own_leaf;
+	if (remote)
+		max_s = fmin(max_s, 2);  /* no way to look inside: a short fixed pause */
+	for (double end = fl_run_now() + max_s; !run_signal && fl_run_now() < end;) {
+		int busy = remote;
+		for (unsigned i = 0; i < r->ninst && !busy; i++) {
+			json_t *j = run_leaf_snapshot(&r->inst[i]);
+			json_t *inflight = json_object_get(json_object_get(j, "overheads"),
+				"inflight");
+			busy = json_is_integer(inflight) && json_integer_value(inflight) > 0;
+			json_decref(j);
+		}
+		if (!busy)
+			return;
+		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+	}
+}
+
+/* Time still to come, for the progress line: the rest of this step, then the steps the
+ * search still expects (or the remaining fixed rates), then the final window. */
+static double run_eta(const struct fl_run *r, enum fl_search_phase phase, double step_left)
+{
+	const struct fl_run_config *c = &r->cfg;
+	double eta = step_left > 0 ? step_left : 0;
+	if (phase == FL_PHASE_FIXED) {
+		size_t done = 0;
+		for (size_t i = 0; i < r->nsteps; i++)
+			done += r->steps[i].phase == FL_PHASE_FIXED;
+		if (done + 1 < c->nfixed)
+			eta += (double)(c->nfixed - done - 1) * (c->warmup_s + c->duration_s + 0.5);
+	} else if (phase != FL_PHASE_FINAL) {
+		unsigned more = fl_search_remaining(&r->search);
+		if (more > 0)
+			eta += (double)(more - 1) * (c->warmup_s + c->step_s + 0.5);
+		eta += c->warmup_s + c->final_s;
+	}
+	return eta;
+}
+
+/* Take the complete lines of in's driver output. Returns 1 with o filled when a step
+ * result arrived, 0 when none yet, -1 on failure (status set), -2 at end of output. */
+static int run_read_driver(struct fl_run *r, struct fl_run_instance *in,
+	struct fl_run_obs *o)
+{
+	char buf[65536], err[1024];
+	for (;;) {
+		char *nl = in->line ? memchr(in->line, '\n', in->line_len) : NULL;
+		if (nl) {
+			size_t len = (size_t)(nl - in->line);
+			*nl = 0;
+			if (in->jsonl) {
+				fprintf(in->jsonl, "%s\n", in->line);
+				fflush(in->jsonl);
+			}
+			int rc = fl_result_parse_obs(in->line, o, err, sizeof err);
+			memmove(in->line, nl + 1, in->line_len - len - 1);
+			in->line_len -= len + 1;
+			if (rc == 0)
+				return 1;
+			char what[1200];
+			snprintf(what, sizeof what, "%s the step: %s", rc == 1 ? "refused" :
+				"answered something other than a step result to", err);
+			run_driver_failed(r, in, what);
+			return -1;
+		}
+		ssize_t n = read(in->driver.from_fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return 0;  /* EAGAIN: nothing more now */
+		if (n == 0)
+			return -2;
+		if (in->line_len + (size_t)n + 1 > in->line_cap) {
+			size_t cap = (in->line_len + (size_t)n + 1) * 2;
+			char *p = realloc(in->line, cap);
+			if (p == NULL) {
+				run_set_status(r, FL_RUN_FAILED, "out of memory reading %s",
+					in->driver.name);
+				return -1;
+			}
+			in->line = p;
+			in->line_cap = cap;
+		}
+		memcpy(in->line + in->line_len, buf, (size_t)n);
+		in->line_len += (size_t)n;
+	}
+}
+
+/* Run one step at qps per instance. snap: take leaf stats around the measured window.
+ * Returns 0 (step kept), -1 failed, -2 interrupted (the partial step is kept). */
+static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, double warmup,
+	double duration, int snap)
+{
+	struct fl_run_step st;
+	char cmd[160], rate[32], eta[32];
+	int got[FL_RUN_MAX_INSTANCES] = { 0 }, ngot = 0, rc = 0;
+	struct fl_cpu_times c0, c1;
+	int have_c0 = 0, have_c1 = 0;
+
+	if (run_signal)
+		return -2;  /* asked to stop between steps */
+	memset(&st, 0, sizeof st);
+	st.number = (unsigned)r->nsteps + 1;
+	st.phase = phase;
+	st.qps = qps;
+	st.warmup_s = warmup;
+	st.duration_s = duration;
+	st.ninst = r->ninst;
+	st.host_cpu_pct = -1;
+	st.inst = calloc(r->ninst, sizeof *st.inst);
+	if (st.inst == NULL) {
+		run_set_status(r, FL_RUN_FAILED, "out of memory");
+		return -1;
+	}
+	double t_start = fl_run_now();
+	st.started_s = t_start - r->t0;
+	double win_start = t_start + warmup, win_end = win_start + duration;
+	double deadline = win_end + r->cfg.driver_timeout_s + RUN_STEP_SLACK_S;
+	double interrupt_at = 0;
+
+	snprintf(rate, sizeof rate, "%.1f qps%s", qps * r->ninst, r->ninst > 1 ? " total" : "");
+	run_fmt_secs(run_eta(r, phase, warmup + duration), eta, sizeof eta);
+	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %.0f s warm-up + %.0f s, ETA %s", st.number,
+		fl_search_phase_name(phase), rate, warmup, duration, eta);
+
+	snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f\n", qps, warmup, duration);
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		if (write(in->driver.to_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+			char what[256];
+			snprintf(what, sizeof what, "could not be sent the step: %s", strerror(errno));
+			run_driver_failed(r, in, what);
+			rc = -1;
+			goto out;
+		}
+	}
+
+	while (ngot < (int)r->ninst) {
+		struct pollfd pfd[FL_RUN_MAX_INSTANCES];
+		unsigned map[FL_RUN_MAX_INSTANCES], np = 0;
+		for (unsigned i = 0; i < r->ninst; i++)
+			if (!got[i]) {
+				pfd[np] = (struct pollfd){ r->inst[i].driver.from_fd, POLLIN, 0 };
+				map[np++] = i;
+			}
+		double now = fl_run_now();
+		/* Wake for the window's edges: /proc/stat and leaf stats are sampled there. */
+		double next = now + 0.25;
+		if (!have_c0 && win_start < next)
+			next = win_start;
+		if (!have_c1 && win_end < next)
+			next = win_end;
+		int wait_ms = next > now ? (int)((next - now) * 1000) + 1 : 0;
+		poll(pfd, np, wait_ms);
+		now = fl_run_now();
+
+		if (!have_c0 && now >= win_start && !interrupt_at) {
+			have_c0 = fl_host_cpu_times_read("/proc/stat", &c0) == 0;
+			if (snap)
+				run_leaf_snapshots(r, 0);
+		}
+		if (!have_c1 && have_c0 && now >= win_end && !interrupt_at) {
+			have_c1 = fl_host_cpu_times_read("/proc/stat", &c1) == 0;
+			if (snap)
+				run_leaf_snapshots(r, 1);
+		}
+		for (unsigned k = 0; k < np; k++) {
+			unsigned i = map[k];
+			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			int x = run_read_driver(r, &r->inst[i], &st.inst[i]);
+			if (x == 1) {
+				got[i] = 1;
+				ngot++;
+			} else if (x == -1) {
+				rc = -1;
+				goto out;
+			} else if (x == -2) {
+				if (interrupt_at) {
+					got[i] = 1;  /* stopped by us before it could report */
+					ngot++;
+					continue;
+				}
+				run_driver_failed(r, &r->inst[i], "closed its output mid-step");
+				rc = -1;
+				goto out;
+			}
+		}
+		if (run_signal && !interrupt_at) {
+			/* The drivers end the step early and report what they measured. */
+			interrupt_at = now;
+			for (unsigned i = 0; i < r->ninst; i++)
+				if (fl_proc_running(&r->inst[i].driver))
+					kill(r->inst[i].driver.pid, SIGTERM);
+		}
+		if (interrupt_at && now - interrupt_at > RUN_STOP_GRACE_MS / 1000.0)
+			break;
+		if (!interrupt_at && run_check_servers(r)) {
+			rc = -1;
+			goto out;
+		}
+		if (now > deadline) {
+			for (unsigned i = 0; i < r->ninst; i++)
+				if (!got[i]) {
+					char what[128];
+					snprintf(what, sizeof what, "gave no result within %.0f s of the "
+						"step's start", deadline - t_start);
+					run_driver_failed(r, &r->inst[i], what);
+					break;
+				}
+			rc = -1;
+			goto out;
+		}
+		if (r->tty && now - r->progress_at >= 1) {
+			double left = win_end - now;
+			r->progress_at = now;
+			char last[64] = "";
+			if (r->nsteps > 0)
+				snprintf(last, sizeof last, ", last p95 %.0f ms (%s)",
+					r->steps[r->nsteps - 1].worst.p95,
+					r->steps[r->nsteps - 1].pass ? "pass" : "fail");
+			run_fmt_secs(run_eta(r, phase, left), eta, sizeof eta);
+			run_say(r, 0, RUN_PROG ": step %u %s %s: %s, %d/%u reported%s, ETA %s",
+				st.number, fl_search_phase_name(phase), rate, now < win_start ?
+				"warming up" : now < win_end ? "measuring" : "draining", ngot, r->ninst,
+				last, eta);
+		}
+	}
+	/* The driver may report a little before our clock reaches the window's end (its
+	 * last request went out earlier): close the window now. */
+	if (have_c0 && !have_c1 && !interrupt_at) {
+		have_c1 = fl_host_cpu_times_read("/proc/stat", &c1) == 0;
+		if (snap)
+			run_leaf_snapshots(r, 1);
+	}
+	st.ended_s = fl_run_now() - r->t0;
+	if (have_c0 && have_c1)
+		st.host_cpu_pct = fl_host_cpu_util_pct(&c0, &c1);
+	fl_result_step_aggregate(&st);
+	if (interrupt_at) {
+		st.complete = 0;
+		st.pass = 0;
+		snprintf(st.why, sizeof st.why, "interrupted by signal %d", (int)run_signal);
+		rc = -2;
+	} else if (phase == FL_PHASE_BRACKET || phase == FL_PHASE_BISECT ||
+		   phase == FL_PHASE_REMEASURE) {
+		st.pass = fl_search_record(&r->search, &st.sum, st.why, sizeof st.why) == 1;
+	} else {
+		st.pass = fl_search_judge(&r->cfg.search, &st.sum, st.why, sizeof st.why);
+	}
+	/* Keep the step. */
+	if (r->nsteps == r->steps_cap) {
+		size_t cap = r->steps_cap ? r->steps_cap * 2 : 16;
+		struct fl_run_step *p = realloc(r->steps, cap * sizeof *p);
+		if (p == NULL) {
+			run_set_status(r, FL_RUN_FAILED, "out of memory");
+			rc = -1;
+			goto out;
+		}
+		r->steps = p;
+		r->steps_cap = cap;
+	}
+	r->steps[r->nsteps++] = st;
+	st.inst = NULL;
+	const struct fl_run_step *s = &r->steps[r->nsteps - 1];
+	char cpu[16] = "?";
+	if (s->host_cpu_pct >= 0)
+		snprintf(cpu, sizeof cpu, "%.0f%%", s->host_cpu_pct);
+	run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f, p95 %.1f ms, p99 %.1f ms, "
+		"errors %llu, host cpu %s: %s%s%s", s->number, fl_search_phase_name(phase), rate,
+		s->sum.achieved_qps, s->worst.p95, s->worst.p99,
+		(unsigned long long)s->sum.errors, cpu,
+		rc == -2 ? "interrupted" : s->pass ? "pass" : "FAIL",
+		s->pass || rc == -2 ? "" : ": ", s->pass || rc == -2 ? "" : s->why);
+	run_write(r);
+	if (rc == 0 && (!s->pass || s->timeouts > 0))
+		run_settle(r, fmin(10, r->cfg.warmup_s + r->cfg.step_s));
+out:
+	if (st.inst) {
+		for (unsigned i = 0; i < r->ninst; i++)
+			fl_result_obs_free(&st.inst[i]);
+		free(st.inst);
+	}
+	return rc;
+}
+
+int run_search_all(struct fl_run *r)
+{
+	const struct fl_run_config *c = &r->cfg;
+	double q;
+	enum fl_search_phase ph;
+	int rc;
+
+	fl_search_init(&r->search, &c->search);
+	while (fl_search_next(&r->search, &q, &ph))
+		if ((rc = run_step(r, ph, q, c->warmup_s, c->step_s, 0)) != 0)
+			return rc;
+	run_say(r, 1, RUN_PROG ": search %s: %s", r->search.converged ? "converged" :
+		"did not converge", r->search.reason);
+	run_write(r);
+	if (r->search.chosen_qps <= 0)
+		return 0;
+	rc = run_step(r, FL_PHASE_FINAL, r->search.chosen_qps, c->warmup_s, c->final_s, 1);
+	if (rc != -1) {
+		r->final_step = (long)r->nsteps - 1;
+		r->final_host_cpu_pct = r->steps[r->final_step].host_cpu_pct;
+	}
+	return rc;
+}
+
+int run_fixed_all(struct fl_run *r)
+{
+	const struct fl_run_config *c = &r->cfg;
+	for (unsigned i = 0; i < c->nfixed; i++) {
+		int last = i + 1 == c->nfixed;
+		int rc = run_step(r, FL_PHASE_FIXED, c->fixed_qps[i], c->warmup_s, c->duration_s,
+			last);
+		if (rc != -1 && last) {
+			r->final_step = (long)r->nsteps - 1;
+			r->final_host_cpu_pct = r->steps[r->final_step].host_cpu_pct;
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
