@@ -29,7 +29,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $1${2:+: $2}"; }
 for t in test_template test_asm_clone test_helpers test_dispatch test_verify test_library \
 	test_wire test_sampler test_corpus test_leaf_compute test_mock test_hist \
 	test_schedule test_reqgen test_driver_report test_cputime test_pmu test_mix \
-	test_run_search test_run_host test_targets test_cli; do
+	test_run_search test_run_host test_run_result test_targets test_cli; do
 	env=env
 	[ "$t" = test_template ] && env=$genenv
 	if $env FL_BUILDDIR="$build" "$build/tests/$t"; then pass "$t"; else fail "$t"; fi

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "corpus.h"
 #include "frontload.pb-c.h"
+#include "leaf_stats.h"
 #include "rng.h"
 #include "sampler.h"
 #include "tls.h"
@@ -149,6 +150,7 @@ struct fo_thread {
 	struct fl_zcodec *z;
 	struct fl_bytes body, packed, zbuf, dbuf; /* scratch: request body, protobuf, zstd */
 	struct fo_counters st;
+	struct fl_meter meter;        /* PMU group, opened by the thread */
 };
 
 struct fl_fanout {
@@ -754,9 +756,11 @@ static void *fo_thread_main(void *arg)
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	fl_meter_start(&t->meter);  /* no clock asked: cannot fail (a PMU refusal is noted) */
 	for (unsigned i = 0; i < t->nchans; i++)
 		fo_chan_connect(&t->chans[i]);
 	event_base_loop(t->base, EVLOOP_NO_EXIT_ON_EMPTY);
+	fl_meter_exit(&t->meter);
 	return NULL;
 }
 
@@ -767,6 +771,7 @@ static int fo_thread_init(struct fl_fanout *f, struct fo_thread *t, unsigned ind
 	t->f = f;
 	t->index = index;
 	pthread_mutex_init(&t->mu, NULL);
+	fl_meter_init(&t->meter, f->cfg.meter, 0);
 	t->base = event_base_new();
 	if (!t->base)
 		return -1;
@@ -823,6 +828,7 @@ static void fo_destroy(struct fl_fanout *f)
 		fl_bytes_free(&t->packed);
 		fl_bytes_free(&t->zbuf);
 		fl_bytes_free(&t->dbuf);
+		fl_meter_close(&t->meter);
 		pthread_mutex_destroy(&t->mu);
 	}
 	free(f->threads);
@@ -970,6 +976,8 @@ struct fl_fanout *fl_fanout_new(const struct fl_fanout_config *cfg, char *err, s
 		}
 		t->started = true;
 	}
+	for (unsigned i = 0; i < f->nthreads; i++)
+		fl_meter_wait(&f->threads[i].meter, err, errlen);  /* 0: no clock asked */
 	return f;
 fail:
 	if (f->threads)
@@ -1044,4 +1052,10 @@ void fl_fanout_stats(struct fl_fanout *f, struct fl_fanout_stats *s)
 	pthread_mutex_lock(&f->cipher_mu);
 	memcpy(s->cipher, f->cipher, sizeof s->cipher);
 	pthread_mutex_unlock(&f->cipher_mu);
+}
+
+void fl_fanout_meters(struct fl_fanout *f, struct fl_meter_sum *s)
+{
+	for (unsigned i = 0; i < f->nthreads; i++)
+		fl_meter_sum_add(s, &f->threads[i].meter);
 }

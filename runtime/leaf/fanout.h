@@ -18,6 +18,8 @@
 struct fl_rpc_dist;
 struct fl_corpus;
 struct fl_fanout;
+struct fl_meter_config;
+struct fl_meter_sum;
 
 struct fl_fanout_config {
 	const char *host;              /* mock address */
@@ -38,6 +40,8 @@ struct fl_fanout_config {
 	const struct fl_rpc_dist *dist;
 	const struct fl_corpus *corpus; /* filler bytes of RpcRequest bodies */
 	uint64_t seed;                 /* reserved: calls are sampled from request_seed alone */
+	const struct fl_meter_config *meter; /* PMU group per thread (leaf_stats.h; FANOUT
+	                                  threads time no stage, so no clock); NULL: none */
 };
 
 /* What one request's fanout did (passed to its completion callback). */
@@ -49,9 +53,9 @@ struct fl_fanout_result {
 
 typedef void (*fl_fanout_done_fn)(void *arg, const struct fl_fanout_result *r);
 
-/* Start the FANOUT threads and connect their channels (connect failures are retried in
- * the background, not fatal). NULL (err filled) on a bad config or when threads or TLS
- * cannot start. */
+/* Start the FANOUT threads (each opens its meter before it returns) and connect their
+ * channels (connect failures are retried in the background, not fatal). NULL (err
+ * filled) on a bad config or when threads or TLS cannot start. */
 struct fl_fanout *fl_fanout_new(const struct fl_fanout_config *cfg, char *err, size_t errlen);
 
 /* Stop the threads, close channels, fail calls in flight (their callbacks run first).
@@ -82,5 +86,9 @@ struct fl_fanout_stats {
 	char cipher[96];                      /* negotiated protocol and cipher, "" if none */
 };
 void fl_fanout_stats(struct fl_fanout *f, struct fl_fanout_stats *s);
+
+/* Add every FANOUT thread's meter (PMU counts) into s (fl_meter_sum_init'd). Any thread
+ * but a FANOUT one, before fl_fanout_free. */
+void fl_fanout_meters(struct fl_fanout *f, struct fl_meter_sum *s);
 
 #endif

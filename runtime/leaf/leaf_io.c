@@ -23,6 +23,7 @@
 #include <openssl/ssl.h>
 
 #include "clock.h"
+#include "leaf_stats.h"
 #include "overheads.h"
 #include "ranker.h"
 #include "tls.h"
@@ -66,6 +67,7 @@ struct io_thread {
 	int draining;                /* stopping: shed new requests (IO thread only) */
 	unsigned npending;           /* atomic: connections with pending output */
 	struct fl_io_stats st;       /* counters; written by this thread (relaxed atomics) */
+	struct fl_meter meter;       /* PMU group, opened by the thread */
 	int exited;                  /* atomic: loop returned, final_cpu_ns valid */
 	uint64_t final_cpu_ns;
 };
@@ -498,7 +500,9 @@ static void *io_main(void *arg)
 
 	snprintf(name, sizeof(name), "leaf-io-%u", t->index);
 	pthread_setname_np(pthread_self(), name);
+	fl_meter_start(&t->meter);  /* no clock asked: cannot fail (a PMU refusal is noted) */
 	event_base_loop(t->base, EVLOOP_NO_EXIT_ON_EMPTY);
+	fl_meter_exit(&t->meter);
 	t->final_cpu_ns = fl_thread_cpu_ns();
 	__atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -577,6 +581,7 @@ struct fl_io *fl_io_new(const struct fl_io_config *cfg, char *err, size_t errlen
 		io->th[i].io = io;
 		io->th[i].index = i;
 		pthread_mutex_init(&io->th[i].inbox_lock, NULL);
+		fl_meter_init(&io->th[i].meter, cfg->meter, 0);
 	}
 
 	struct sockaddr_storage ss;
@@ -648,6 +653,9 @@ int fl_io_start(struct fl_io *io, char *err, size_t errlen)
 		}
 		io->th[i].started = 1;
 	}
+	for (unsigned i = 0; i < io->nthreads; i++)
+		if (fl_meter_wait(&io->th[i].meter, err, errlen) != 0)
+			return -1;
 	return 0;
 }
 
@@ -726,6 +734,7 @@ void fl_io_free(struct fl_io *io)
 			event_free(t->accept_retry_ev);
 		if (t->base)
 			event_base_free(t->base);
+		fl_meter_close(&t->meter);
 		pthread_mutex_destroy(&t->inbox_lock);
 	}
 	pthread_mutex_destroy(&io->cipher_lock);
@@ -750,4 +759,10 @@ void fl_io_stats(struct fl_io *io, struct fl_io_stats *s)
 	pthread_mutex_lock(&io->cipher_lock);
 	snprintf(s->listener_cipher, sizeof(s->listener_cipher), "%s", io->cipher);
 	pthread_mutex_unlock(&io->cipher_lock);
+}
+
+void fl_io_meters(struct fl_io *io, struct fl_meter_sum *s)
+{
+	for (unsigned i = 0; i < io->nthreads; i++)
+		fl_meter_sum_add(s, &io->th[i].meter);
 }

@@ -19,6 +19,8 @@
 
 struct fl_overheads;
 struct fl_ranker;
+struct fl_meter_config;
+struct fl_meter_sum;
 struct fl_io;
 struct ssl_ctx_st;
 
@@ -31,6 +33,8 @@ struct fl_io_config {
 	size_t max_output_bytes;       /* unsent reply bytes per connection before a drop */
 	struct fl_overheads *ovh;      /* admission (enter/leave) */
 	struct fl_ranker *ranker;      /* where requests go */
+	const struct fl_meter_config *meter; /* PMU group per thread (IO threads time no
+	                                  stage, so they open no clock); NULL: none */
 };
 
 /* The counters, once: group in the stats JSON, then field name. */
@@ -74,7 +78,8 @@ struct fl_io *fl_io_new(const struct fl_io_config *cfg, char *err, size_t errlen
 /* The port listened on (the kernel's choice when cfg.port was 0). */
 uint16_t fl_io_port(const struct fl_io *io);
 
-/* Start the IO threads. 0, or -1 (err filled). Main thread. */
+/* Start the IO threads and wait until each has opened its meter. 0, or -1 (err filled).
+ * Main thread. */
 int fl_io_start(struct fl_io *io, char *err, size_t errlen);
 
 /* Stop accepting connections; requests arriving from now on are answered OVERLOADED (so
@@ -94,5 +99,9 @@ void fl_io_free(struct fl_io *io);
 
 /* Sum the threads' counters and CPU. Main thread (any thread but the IO threads). */
 void fl_io_stats(struct fl_io *io, struct fl_io_stats *s);
+
+/* Add every IO thread's meter (PMU counts) into s (fl_meter_sum_init'd). Main thread,
+ * while io exists. */
+void fl_io_meters(struct fl_io *io, struct fl_meter_sum *s);
 
 #endif

@@ -61,6 +61,8 @@ struct leaf_config {
 	uint64_t corpus_seed, seed;
 	const char *stats_file;
 	uint64_t stats_interval_s;
+	const char *cpu_clock;
+	const char *pmu;
 	int quiet;
 };
 
@@ -146,6 +148,17 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"+ rename) every --stats-interval-s, on SIGUSR1 and at exit"),
 	FL_OPT_UINT("stats-interval-s", stats_interval_s, 0, 86400, "S", "0", "stats period "
 		"(s; 0 = only on SIGUSR1 and at exit)"),
+	FL_OPT_STR("cpu-clock", cpu_clock, "auto|perf-mmap|clock_gettime", "auto", "per-thread "
+		"CPU clock of the stage timing (ns, read per stage per request on RANKER "
+		"threads): perf-mmap reads the perf task-clock page with rdtsc, no system call; "
+		"clock_gettime is CLOCK_THREAD_CPUTIME_ID; auto takes perf-mmap where the kernel "
+		"offers it (cap_user_time), else clock_gettime. perf-mmap where it is unavailable "
+		"is a startup error naming the reason. Stats: cpu_clock"),
+	FL_OPT_STR("pmu", pmu, "on|off", "on", "count hardware events per RANKER, IO and "
+		"FANOUT thread from its start (perf_event_open groups: instructions, cycles, L1i "
+		"and iTLB misses, branches, branch misses, front-end stalled cycles; about 7 "
+		"descriptors per thread, nothing per request). A host without counters runs "
+		"anyway and says why. Stats: pmu"),
 	FL_OPT_FLAG("quiet", quiet, "print nothing at startup and exit"),
 };
 #undef FL_CLI_OBJ
@@ -175,8 +188,23 @@ static const char usage_tail[] =
 "signals: SIGTERM/SIGINT stop accepting (connections; new requests are answered\n"
 "OVERLOADED), drain in-flight requests (up to 2 s), write the final stats and exit 0;\n"
 "SIGUSR1 writes the stats now.\n"
+"stats (--stats-file, JSON; counts since start, times in ns): requests, frames,\n"
+"connections, stages {<stage>: cpu_ns, wall_ns}, cpu_share, pools {io, ranker, fanout:\n"
+"threads, cpu_ns}, fanout, sessions, overheads, and\n"
+"  cpu_clock  the stage clock of the RANKER threads: requested, method (perf-mmap or\n"
+"             clock_gettime), fast_path_unavailable (why not perf-mmap, null when in\n"
+"             use), threads per method. IO and FANOUT threads time no stage; pool\n"
+"             cpu_ns is always read with clock_gettime from another thread.\n"
+"  pmu        enabled, supported, why, user_only; per pool (ranker, io, fanout) and\n"
+"             total: threads, threads_counted, instructions, cycles, l1i_misses,\n"
+"             itlb_misses, branches, branch_misses, stalled_cycles_frontend (counts,\n"
+"             scaled for multiplexing), ipc, l1i_mpki, itlb_mpki, branch_mpki (per 1000\n"
+"             instructions), branch_miss_pct, fe_stall_share (0..1), mux_scale\n"
+"             (enabled/running, 1 = never multiplexed), enabled_ns and running_ns per\n"
+"             event. What cannot be counted is the string \"unsupported: <why>\", never\n"
+"             a number.\n"
 "exit status: 0 after a clean stop, 2 on a bad flag, 1 when startup fails (library,\n"
-"data file, certificate, address or port in use).\n";
+"data file, certificate, address or port in use, --cpu-clock perf-mmap unavailable).\n";
 
 /* The whole server: everything main builds, in build order, and what the stats read. */
 struct leaf_server {
@@ -198,6 +226,8 @@ struct leaf_server {
 	struct fl_fanout_stats fanout_final;
 	struct fl_ranker *ranker;
 	struct fl_io *io;
+	struct fl_meter_config meter;     /* --cpu-clock and --pmu, for every pool */
+	struct fl_meter_sum fanout_meter_final; /* FANOUT meters before fl_fanout_free */
 	json_t *config_json;
 	struct fl_leaf_stats_src stats;
 };
@@ -270,6 +300,40 @@ static void config_mock(struct leaf_server *s)
 		return;
 	if (fl_cli_hostport(m, s->mock_host, sizeof(s->mock_host), &s->mock_port) != 0)
 		die(2, "--mock: expected HOST:PORT (port 1..65535) or none, got \"%s\"", m);
+}
+
+/* --cpu-clock and --pmu into s->meter. A perf-mmap clock is tried here once, on the main
+ * thread, so that its absence stops the leaf before the library and corpus are loaded
+ * (every RANKER thread still opens, and checks, its own). */
+static void config_meter(struct leaf_server *s)
+{
+	static const struct {
+		const char *name;
+		enum fl_cputime_method m;
+	} clocks[] = {
+		{ "auto", FL_CPUTIME_AUTO },
+		{ "perf-mmap", FL_CPUTIME_PERF_MMAP },
+		{ "clock_gettime", FL_CPUTIME_CLOCK_GETTIME },
+	};
+	const char *c = s->cfg.cpu_clock, *p = s->cfg.pmu;
+	size_t i = 0;
+
+	while (i < sizeof(clocks) / sizeof(clocks[0]) && strcmp(c, clocks[i].name) != 0)
+		i++;
+	if (i == sizeof(clocks) / sizeof(clocks[0]))
+		die(2, "--cpu-clock: expected auto, perf-mmap or clock_gettime, got \"%s\"", c);
+	s->meter.clock = clocks[i].m;
+	if (strcmp(p, "on") != 0 && strcmp(p, "off") != 0)
+		die(2, "--pmu: expected on or off, got \"%s\"", p);
+	s->meter.pmu = strcmp(p, "on") == 0;
+	if (s->meter.clock == FL_CPUTIME_PERF_MMAP) {
+		struct fl_cputime probe;
+		char why[256];
+		if (fl_cputime_open(&probe, FL_CPUTIME_PERF_MMAP, why, sizeof(why)) != 0)
+			die(1, "--cpu-clock perf-mmap: the fast clock is unavailable here: %s "
+				"(use auto or clock_gettime)", why);
+		fl_cputime_close(&probe);
+	}
 }
 
 /* Every knob into the stats "config" object, from the same table as the flags. */
@@ -423,6 +487,7 @@ static void leaf_start(struct leaf_server *s)
 			.dist = &s->dist,
 			.corpus = &s->corpus,
 			.seed = c->seed,
+			.meter = &s->meter,
 		};
 		if (!(s->fanout = fl_fanout_new(&fc, err, sizeof(err))))
 			die(1, "fanout: %s", err);
@@ -436,6 +501,7 @@ static void leaf_start(struct leaf_server *s)
 		/* Every queued job was admitted, so the inflight limit bounds the queue. */
 		.queue_cap = (unsigned)c->inflight_limit,
 		.seed = c->seed,
+		.meter = &s->meter,
 	};
 	if (!(s->ranker = fl_ranker_new(&rc2, err, sizeof(err))))
 		die(1, "%s", err);
@@ -449,6 +515,7 @@ static void leaf_start(struct leaf_server *s)
 		.max_output_bytes = (size_t)c->max_output_bytes,
 		.ovh = s->ovh,
 		.ranker = s->ranker,
+		.meter = &s->meter,
 	};
 	if (!(s->io = fl_io_new(&ic, err, sizeof(err))))
 		die(1, "%s", err);
@@ -467,6 +534,7 @@ static void leaf_start(struct leaf_server *s)
 		.dist = &s->dist,
 		.sessions = s->sessions,
 		.ovh = s->ovh,
+		.meter = &s->meter,
 	};
 }
 
@@ -565,8 +633,11 @@ static void leaf_stop(struct leaf_server *s)
 	if (s->fanout) {
 		fl_ranker_detach_fanout(s->ranker);
 		fl_fanout_stats(s->fanout, &s->fanout_final);
+		fl_meter_sum_init(&s->fanout_meter_final);
+		fl_fanout_meters(s->fanout, &s->fanout_meter_final);
 		s->stats.fanout = NULL;
 		s->stats.fanout_final = &s->fanout_final;
+		s->stats.fanout_meter_final = &s->fanout_meter_final;
 		fl_fanout_free(s->fanout);
 		s->fanout = NULL;
 	}
@@ -605,6 +676,7 @@ int main(int argc, char **argv)
 
 	config_parse(&s->cfg, argc, argv, ncpu);
 	config_mock(s);
+	config_meter(s);
 
 	/* Signals are taken by sigtimedwait in main only: block them before any thread
 	 * exists so every thread inherits the mask. */

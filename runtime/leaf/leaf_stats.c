@@ -1,7 +1,8 @@
-/* leaf_stats.c: the leaf's stats JSON and its atomic file write. */
+/* leaf_stats.c: the leaf's per-thread meters, its stats JSON and the JSON's atomic write. */
 #include "leaf_stats.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,157 @@ static const char *const inbound_names[5] = {
 static json_t *ju(uint64_t v)
 {
 	return json_integer((json_int_t)v);
+}
+
+/* ---- per-thread meters ---- */
+
+/* Every event of c unsupported, saying why. */
+static void meter_unsupported(struct fl_pmu_counts *c, const char *why)
+{
+	memset(c, 0, sizeof(*c));
+	for (int e = 0; e < FL_PMU_NEVENTS; e++)
+		snprintf(c->ev[e].why, sizeof(c->ev[e].why), "%s", why);
+}
+
+void fl_meter_init(struct fl_meter *m, const struct fl_meter_config *cfg, int timed)
+{
+	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->timed = timed;
+	m->clk.fd = -1;
+	m->clk.method = FL_CPUTIME_CLOCK_GETTIME;
+	m->clock_method = FL_CPUTIME_CLOCK_GETTIME;
+	snprintf(m->pmu_why, sizeof(m->pmu_why), "%s", cfg == NULL ? "no meter configured" :
+		cfg->pmu ? "thread not started" : "disabled (--pmu off)");
+	meter_unsupported(&m->final, m->pmu_why);
+	sem_init(&m->ready, 0, 0);
+	m->inited = 1;
+}
+
+int fl_meter_start(struct fl_meter *m)
+{
+	const struct fl_meter_config *cfg = m->cfg;
+	char why[FL_PMU_WHY_LEN];
+
+	if (cfg != NULL && m->timed) {
+		if (fl_cputime_open(&m->clk, cfg->clock, m->clock_why, sizeof(m->clock_why)) != 0) {
+			snprintf(m->err, sizeof(m->err), "--cpu-clock %s: %s",
+				fl_cputime_method_name(cfg->clock), m->clock_why);
+			m->rc = -1;
+		}
+		m->clock_method = m->clk.method;
+		if (cfg->clock == FL_CPUTIME_CLOCK_GETTIME)
+			snprintf(m->clock_why, sizeof(m->clock_why), "not tried (--cpu-clock "
+				"clock_gettime)");
+	}
+	if (cfg != NULL && cfg->pmu && m->rc == 0) {
+		if (fl_pmu_open(&m->pmu, 0, m->pmu_why, sizeof(m->pmu_why)) == 0) {
+			if (fl_pmu_enable(&m->pmu, why, sizeof(why)) == 0) {
+				m->pmu_open = 1;
+			} else {
+				snprintf(m->pmu_why, sizeof(m->pmu_why), "%s", why);
+				fl_pmu_close(&m->pmu);
+			}
+		}
+		meter_unsupported(&m->final, m->pmu_open ? "thread still running" : m->pmu_why);
+	}
+	sem_post(&m->ready);
+	return m->rc;
+}
+
+int fl_meter_wait(struct fl_meter *m, char *err, size_t errlen)
+{
+	while (sem_wait(&m->ready) != 0 && errno == EINTR)
+		;
+	if (m->rc != 0)
+		snprintf(err, errlen, "%s", m->err);
+	return m->rc;
+}
+
+uint64_t fl_meter_cpu_ns(void *arg)
+{
+	struct fl_meter *m = arg;
+
+	return fl_cputime_ns(&m->clk);
+}
+
+void fl_meter_exit(struct fl_meter *m)
+{
+	char why[FL_PMU_WHY_LEN];
+
+	if (m->pmu_open && fl_pmu_read(&m->pmu, &m->final, why, sizeof(why)) != 0)
+		meter_unsupported(&m->final, why);
+	__atomic_store_n(&m->exited, 1, __ATOMIC_RELEASE);
+}
+
+void fl_meter_close(struct fl_meter *m)
+{
+	if (!m->inited)
+		return;
+	fl_cputime_close(&m->clk);
+	if (m->pmu_open)
+		fl_pmu_close(&m->pmu);
+	m->pmu_open = 0;
+	sem_destroy(&m->ready);
+	m->inited = 0;
+}
+
+void fl_meter_sum_init(struct fl_meter_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	meter_unsupported(&s->counts, "no threads in this pool");
+}
+
+/* Counts into a sum: the first thread's replace the empty sum's "no threads". */
+static void meter_sum_counts(struct fl_meter_sum *s, const struct fl_pmu_counts *c)
+{
+	if (s->threads == 0)
+		s->counts = *c;
+	else
+		fl_pmu_sum(&s->counts, c);
+}
+
+void fl_meter_sum_add(struct fl_meter_sum *s, struct fl_meter *m)
+{
+	struct fl_pmu_counts c;
+	char why[FL_PMU_WHY_LEN];
+
+	if (__atomic_load_n(&m->exited, __ATOMIC_ACQUIRE) || !m->pmu_open)
+		c = m->final;
+	else if (fl_pmu_read(&m->pmu, &c, why, sizeof(why)) != 0)
+		meter_unsupported(&c, why);
+	meter_sum_counts(s, &c);
+	s->threads++;
+	if (m->timed && m->cfg != NULL) {
+		if (m->clock_method == FL_CPUTIME_PERF_MMAP)
+			s->clock_perf_mmap++;
+		else
+			s->clock_gettime++;
+		if (s->clock_why[0] == '\0')
+			snprintf(s->clock_why, sizeof(s->clock_why), "%s", m->clock_why);
+	}
+	if (m->pmu_open) {
+		s->pmu_threads++;
+		s->user_only |= m->pmu.user_only;
+	} else if (s->pmu_why[0] == '\0') {
+		snprintf(s->pmu_why, sizeof(s->pmu_why), "%s", m->pmu_why);
+	}
+}
+
+void fl_meter_sum_merge(struct fl_meter_sum *dst, const struct fl_meter_sum *src)
+{
+	if (src->threads == 0)
+		return;
+	meter_sum_counts(dst, &src->counts);
+	dst->threads += src->threads;
+	dst->clock_perf_mmap += src->clock_perf_mmap;
+	dst->clock_gettime += src->clock_gettime;
+	if (dst->clock_why[0] == '\0')
+		snprintf(dst->clock_why, sizeof(dst->clock_why), "%s", src->clock_why);
+	dst->pmu_threads += src->pmu_threads;
+	dst->user_only |= src->user_only;
+	if (dst->pmu_why[0] == '\0')
+		snprintf(dst->pmu_why, sizeof(dst->pmu_why), "%s", src->pmu_why);
 }
 
 static json_t *stats_fanout(const struct fl_leaf_stats_src *src)
@@ -112,6 +264,122 @@ static json_t *stats_overheads(struct fl_overheads *ovh)
 	return o;
 }
 
+/* The stage clock the RANKER threads use (the only threads that time stages). */
+static json_t *stats_cpu_clock(const struct fl_meter_config *cfg, const struct fl_meter_sum *rk)
+{
+	json_t *o = json_object();
+	unsigned n = rk->clock_perf_mmap + rk->clock_gettime;
+	const char *method = n == 0 ? "none" : rk->clock_perf_mmap == n ? "perf-mmap" :
+		rk->clock_gettime == n ? "clock_gettime" : "mixed";
+
+	json_object_set_new(o, "requested", json_string(cfg ?
+		fl_cputime_method_name(cfg->clock) : "none"));
+	json_object_set_new(o, "method", json_string(method));
+	json_object_set_new(o, "fast_path_unavailable", rk->clock_perf_mmap == n && n > 0 ?
+		json_null() : json_string(rk->clock_why[0] ? rk->clock_why : "no timed threads"));
+	json_t *th = json_object();
+	json_object_set_new(th, "perf-mmap", ju(rk->clock_perf_mmap));
+	json_object_set_new(th, "clock_gettime", ju(rk->clock_gettime));
+	json_object_set_new(o, "threads", th);
+	return o;
+}
+
+/* JSON keys of the PMU events, in enum fl_pmu_event order. */
+static const char *const pmu_keys[FL_PMU_NEVENTS] = {
+	"instructions", "cycles", "l1i_misses", "itlb_misses", "branches", "branch_misses",
+	"stalled_cycles_frontend",
+};
+
+/* "unsupported: why" as a JSON string. */
+static json_t *unsupported(const char *why)
+{
+	char buf[FL_PMU_WHY_LEN + 32];
+
+	snprintf(buf, sizeof(buf), "unsupported: %s", why[0] ? why : "no reason given");
+	return json_string(buf);
+}
+
+/* A derived metric: its value, or why not. An unsupported input is named by its JSON key
+ * with its own reason (pmu.c's text for it may be cut short). */
+static json_t *metric(const struct fl_pmu_counts *c, const struct fl_pmu_metric *m,
+	enum fl_pmu_event num, enum fl_pmu_event den)
+{
+	char buf[2 * FL_PMU_WHY_LEN];
+
+	if (m->supported)
+		return json_real(m->value);
+	if (c->ev[num].supported && c->ev[den].supported)
+		return unsupported(m->why);
+	enum fl_pmu_event miss = c->ev[num].supported ? den : num;
+	snprintf(buf, sizeof(buf), "unsupported: %s unsupported: %s", pmu_keys[miss],
+		c->ev[miss].why);
+	return json_string(buf);
+}
+
+/* One pool's (or the total's) counts and metrics: numbers only where counted. */
+static json_t *stats_pmu_pool(const struct fl_meter_sum *ms)
+{
+	const struct fl_pmu_counts *c = &ms->counts;
+	struct fl_pmu_metrics m;
+	json_t *o = json_object(), *en = json_object(), *run = json_object();
+	int any = 0;
+
+	json_object_set_new(o, "threads", ju(ms->threads));
+	json_object_set_new(o, "threads_counted", ju(ms->pmu_threads));
+	for (int e = 0; e < FL_PMU_NEVENTS; e++) {
+		const struct fl_pmu_count *ev = &c->ev[e];
+		json_object_set_new(o, pmu_keys[e], ev->supported ? ju(ev->value) :
+			unsupported(ev->why));
+		if (!ev->supported)
+			continue;
+		any = 1;
+		json_object_set_new(en, pmu_keys[e], ju(ev->enabled_ns));
+		json_object_set_new(run, pmu_keys[e], ju(ev->running_ns));
+	}
+	fl_pmu_derive(c, &m);
+	json_object_set_new(o, "ipc", metric(c, &m.ipc, FL_PMU_INSTRUCTIONS, FL_PMU_CYCLES));
+	json_object_set_new(o, "l1i_mpki", metric(c, &m.l1i_mpki, FL_PMU_L1I_MISSES,
+		FL_PMU_INSTRUCTIONS));
+	json_object_set_new(o, "itlb_mpki", metric(c, &m.itlb_mpki, FL_PMU_ITLB_MISSES,
+		FL_PMU_INSTRUCTIONS));
+	json_object_set_new(o, "branch_mpki", metric(c, &m.branch_mpki, FL_PMU_BRANCH_MISSES,
+		FL_PMU_INSTRUCTIONS));
+	json_object_set_new(o, "branch_miss_pct", metric(c, &m.branch_miss_pct,
+		FL_PMU_BRANCH_MISSES, FL_PMU_BRANCHES));
+	json_object_set_new(o, "fe_stall_share", metric(c, &m.fe_stall_share,
+		FL_PMU_STALLED_FRONTEND, FL_PMU_CYCLES));
+	json_object_set_new(o, "mux_scale", any ? json_real(m.max_scale) :
+		unsupported(c->ev[FL_PMU_INSTRUCTIONS].why));
+	json_object_set_new(o, "enabled_ns", en);
+	json_object_set_new(o, "running_ns", run);
+	return o;
+}
+
+/* Counter groups by pool and in total. supported: every thread counts instructions. */
+static json_t *stats_pmu(const struct fl_meter_config *cfg, const struct fl_meter_sum *rk,
+	const struct fl_meter_sum *io, const struct fl_meter_sum *fo)
+{
+	struct fl_meter_sum total;
+	json_t *o = json_object();
+
+	fl_meter_sum_init(&total);
+	fl_meter_sum_merge(&total, rk);
+	fl_meter_sum_merge(&total, io);
+	fl_meter_sum_merge(&total, fo);
+	const struct fl_pmu_count *ins = &total.counts.ev[FL_PMU_INSTRUCTIONS];
+	bool supported = ins->supported && total.threads > 0;
+	json_object_set_new(o, "enabled", json_boolean(cfg && cfg->pmu));
+	json_object_set_new(o, "supported", json_boolean(supported));
+	json_object_set_new(o, "why", json_string(supported ? "" :
+		total.pmu_why[0] ? total.pmu_why : ins->why));
+	json_object_set_new(o, "user_only", json_boolean(total.user_only));
+	json_object_set_new(o, "ranker", stats_pmu_pool(rk));
+	json_object_set_new(o, "io", stats_pmu_pool(io));
+	json_object_set_new(o, "fanout", stats_pmu_pool(fo));
+	json_object_set_new(o, "total", stats_pmu_pool(&total));
+	return o;
+}
+
 static json_t *pool(unsigned threads, uint64_t cpu_ns)
 {
 	json_t *o = json_object();
@@ -169,6 +437,21 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 	}
 	json_object_set_new(root, "stages", stages);
 	json_object_set_new(root, "cpu_share", share);
+
+	struct fl_meter_sum m_rk, m_io, m_fo;
+	fl_meter_sum_init(&m_rk);
+	fl_meter_sum_init(&m_io);
+	fl_meter_sum_init(&m_fo);
+	if (src->ranker)
+		fl_ranker_meters(src->ranker, &m_rk);
+	if (src->io)
+		fl_io_meters(src->io, &m_io);
+	if (src->fanout)
+		fl_fanout_meters(src->fanout, &m_fo);
+	else if (src->fanout_meter_final)
+		m_fo = *src->fanout_meter_final;
+	json_object_set_new(root, "cpu_clock", stats_cpu_clock(src->meter, &m_rk));
+	json_object_set_new(root, "pmu", stats_pmu(src->meter, &m_rk, &m_io, &m_fo));
 
 	json_t *pools = json_object();
 	json_object_set_new(pools, "io", pool(io.threads, io.cpu_ns));

@@ -59,6 +59,8 @@ struct fl_worker {
 	uint64_t sp_checksum;                  /* last serialization checksum (kept live) */
 	size_t sp_packed_bytes;
 	struct fl_session sess;                /* the request's session state */
+	fl_cpu_clock_fn cpu_clock;             /* stage CPU clock; NULL: fl_thread_cpu_ns */
+	void *cpu_clock_arg;
 };
 
 /* Stage clock marks: thread CPU and monotonic. */
@@ -66,18 +68,19 @@ struct pipe_mark {
 	uint64_t cpu_ns, wall_ns;
 };
 
-static void pipe_mark_now(struct pipe_mark *m)
+static void pipe_mark_now(const struct fl_worker *wk, struct pipe_mark *m)
 {
-	m->cpu_ns = fl_thread_cpu_ns();
+	m->cpu_ns = wk->cpu_clock ? wk->cpu_clock(wk->cpu_clock_arg) : fl_thread_cpu_ns();
 	m->wall_ns = fl_mono_ns();
 }
 
 /* Charge the time since *m to stage s and restart *m there (one clock pair per stage). */
-static void pipe_charge(struct fl_work *w, enum fl_stage s, struct pipe_mark *m)
+static void pipe_charge(const struct fl_worker *wk, struct fl_work *w, enum fl_stage s,
+	struct pipe_mark *m)
 {
 	struct pipe_mark now;
 
-	pipe_mark_now(&now);
+	pipe_mark_now(wk, &now);
 	w->t.cpu_ns[s] += now.cpu_ns - m->cpu_ns;
 	w->t.wall_ns[s] += now.wall_ns - m->wall_ns;
 	*m = now;
@@ -170,6 +173,12 @@ fail:
 	return NULL;
 }
 
+void fl_worker_set_cpu_clock(struct fl_worker *wk, fl_cpu_clock_fn fn, void *arg)
+{
+	wk->cpu_clock = fn;
+	wk->cpu_clock_arg = fn ? arg : NULL;
+}
+
 void fl_worker_free(struct fl_worker *wk)
 {
 	if (wk == NULL)
@@ -201,7 +210,7 @@ int fl_pipeline_decode(struct fl_worker *wk, struct fl_work *w, char *err, size_
 	struct pipe_mark m;
 	int rc = -1;
 
-	pipe_mark_now(&m);
+	pipe_mark_now(wk, &m);
 	if (w->req != NULL) {
 		frontload__leaf_request__free_unpacked(w->req, NULL);
 		w->req = NULL;
@@ -238,7 +247,7 @@ int fl_pipeline_decode(struct fl_worker *wk, struct fl_work *w, char *err, size_
 	}
 	rc = 0;
 out:
-	pipe_charge(w, FL_STAGE_DECODE, &m);
+	pipe_charge(wk, w, FL_STAGE_DECODE, &m);
 	return rc;
 }
 
@@ -403,10 +412,10 @@ int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 		return -1;
 	method = (int)req->method;
 	n = req->n_stories < c->max_stories ? req->n_stories : c->max_stories;
-	pipe_mark_now(&m);
+	pipe_mark_now(wk, &m);
 	if (pipe_extract(wk, w, n) < 0)
 		return -1;
-	pipe_charge(w, FL_STAGE_EXTRACT, &m);
+	pipe_charge(wk, w, FL_STAGE_EXTRACT, &m);
 
 	if (c->sessions != NULL) {
 		fl_session_get(c->sessions, req->session_id, m.wall_ns,
@@ -415,10 +424,10 @@ int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 	}
 	fl_sp_score(wk->sp, wk->stories, n, c->score_passes);
 	kept = fl_sp_filter(wk->sp, wk->stories, n, wk->sess.story_ids, nseen);
-	pipe_charge(w, FL_STAGE_STORIES, &m);
+	pipe_charge(wk, w, FL_STAGE_STORIES, &m);
 
 	pipe_rank(wk, kept);
-	pipe_charge(w, FL_STAGE_RANK, &m);
+	pipe_charge(wk, w, FL_STAGE_RANK, &m);
 
 	k = fl_sp_topk(wk->stories, kept, c->topk, wk->order);
 	fl_sp_blend(wk->stories, wk->order, k, c->blend_passes);
@@ -440,7 +449,7 @@ int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 		pipe_remember(&wk->sess, w->ranked, k);
 		fl_session_put(c->sessions, &wk->sess, fl_mono_ns());
 	}
-	pipe_charge(w, FL_STAGE_STORIES, &m);
+	pipe_charge(wk, w, FL_STAGE_STORIES, &m);
 	return 0;
 }
 
@@ -494,7 +503,7 @@ int fl_pipeline_reply(struct fl_worker *wk, struct fl_work *w)
 
 	if (req == NULL)
 		return -1;
-	pipe_mark_now(&m);
+	pipe_mark_now(wk, &m);
 	fl_rng_seed(&wk->rng, fl_rng_derive(c->seed, w->request_id));
 	size = pipe_reply_size(wk, req);
 	if (fl_bytes_reserve(&wk->raw, size) < 0)
@@ -504,7 +513,7 @@ int fl_pipeline_reply(struct fl_worker *wk, struct fl_work *w)
 	zstd = req->want_zstd && req->method != FRONTLOAD__INBOUND_METHOD__GET_STORIES_UNCOMPRESSED;
 	if (zstd && fl_zcodec_compress(wk->z, wk->raw.data, wk->raw.len, &wk->zbuf) < 0)
 		return -1;
-	pipe_charge(w, FL_STAGE_COMPRESS, &m);
+	pipe_charge(wk, w, FL_STAGE_COMPRESS, &m);
 
 	if (pipe_reply_entries(wk, w->nranked) < 0)
 		return -1;
@@ -529,7 +538,7 @@ int fl_pipeline_reply(struct fl_worker *wk, struct fl_work *w)
 		return -1;
 	w->out.len = frontload__leaf_reply__pack(&reply, w->out.data);
 	w->out_flags = 0;
-	pipe_charge(w, FL_STAGE_REPLY, &m);
+	pipe_charge(wk, w, FL_STAGE_REPLY, &m);
 	return 0;
 }
 

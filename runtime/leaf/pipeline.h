@@ -5,7 +5,10 @@
  * what all threads share read-only (the dispatch plan over the extractor library, DLRM
  * weights, the corpus, size tables, knobs); a worker holds one thread's scratch (extractor
  * context, model activations, zstd codec, buffers). Each stage is timed on the thread CPU
- * clock and the monotonic clock into the work's struct fl_stage_ns.
+ * clock and the monotonic clock into the work's struct fl_stage_ns: one read of each per
+ * stage boundary, never per generated-function call. The CPU clock is clock_gettime
+ * (CLOCK_THREAD_CPUTIME_ID) unless the worker's thread hooks its own (the leaf's RANKER
+ * threads hook their fl_meter, runtime/measure/cputime.h underneath).
  */
 #ifndef FL_PIPELINE_H
 #define FL_PIPELINE_H
@@ -54,6 +57,14 @@ void fl_pipeline_free(struct fl_pipeline *p);
 struct fl_worker *fl_worker_new(struct fl_pipeline *p, unsigned index, char *err,
 	size_t errlen);
 void fl_worker_free(struct fl_worker *w);
+
+/* The calling thread's CPU time in ns, for the stage timing; arg as given below. */
+typedef uint64_t (*fl_cpu_clock_fn)(void *arg);
+
+/* Read stage CPU time with fn(arg) instead of clock_gettime (fn NULL: back to it). Call
+ * from the thread that runs the worker, before its first stage: fn must read that
+ * thread's clock. */
+void fl_worker_set_cpu_clock(struct fl_worker *w, fl_cpu_clock_fn fn, void *arg);
 
 struct fl_ranked {
 	uint64_t id;

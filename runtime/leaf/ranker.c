@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "fanout.h"
 #include "frontload.pb-c.h"
+#include "leaf_stats.h"
 #include "overheads.h"
 #include "rng.h"
 #include "wire.h"
@@ -29,6 +30,7 @@ struct ranker_thread {
 	pthread_t tid;
 	int started;                 /* pthread_create succeeded */
 	struct fl_worker *wk;        /* this thread's pipeline scratch */
+	struct fl_meter meter;       /* stage clock and PMU group, opened by the thread */
 	pthread_mutex_t lock;        /* guards the totals below */
 	struct fl_stage_ns t;        /* summed stage times of finished jobs */
 	uint64_t jobs, extract_calls;
@@ -188,9 +190,9 @@ static int ranker_fanout(struct ranker_thread *rt, struct fl_job *job)
 	}
 	uint64_t seed = fl_rng_derive(r->cfg.seed, job->request_id);
 	job->phase = FL_JOB_REPLY;  /* before the start: the job may be back at once */
-	uint64_t c0 = fl_thread_cpu_ns();
+	uint64_t c0 = fl_meter_cpu_ns(&rt->meter);
 	int rc = fl_fanout_start(r->fanout, seed, ranker_fanout_done, job);
-	uint64_t dc = fl_thread_cpu_ns() - c0;
+	uint64_t dc = fl_meter_cpu_ns(&rt->meter) - c0;
 	pthread_rwlock_unlock(&r->fan_lock);
 
 	/* The job may already be gone: charge the start to the thread, not to the job. */
@@ -236,7 +238,7 @@ static void ranker_rank(struct ranker_thread *rt, struct fl_job *job)
 	}
 
 	/* Stage 2 on this thread; its admission half already ran on the IO thread. */
-	uint64_t c0 = fl_thread_cpu_ns(), m0 = fl_mono_ns();
+	uint64_t c0 = fl_meter_cpu_ns(&rt->meter), m0 = fl_mono_ns();
 	struct fl_ovh_req oq = {
 		.method = (uint32_t)w->req->method,
 		.user_id = w->req->user_id,
@@ -247,7 +249,7 @@ static void ranker_rank(struct ranker_thread *rt, struct fl_job *job)
 	};
 	struct fl_ovh_out oo;
 	enum fl_ovh_verdict v = fl_overheads_run(r->cfg.ovh, &oq, &oo);
-	w->t.cpu_ns[FL_STAGE_OVERHEADS] += fl_thread_cpu_ns() - c0;
+	w->t.cpu_ns[FL_STAGE_OVERHEADS] += fl_meter_cpu_ns(&rt->meter) - c0;
 	w->t.wall_ns[FL_STAGE_OVERHEADS] += fl_mono_ns() - m0;
 	if (v == FL_OVH_DENIED || v == FL_OVH_STALE) {
 		job_fail(job, v == FL_OVH_DENIED ? FL_STATUS_DENIED : FL_STATUS_STALE,
@@ -274,6 +276,14 @@ static void *ranker_main(void *arg)
 
 	snprintf(name, sizeof(name), "leaf-rank-%u", rt->index);
 	pthread_setname_np(pthread_self(), name);
+	/* The clock must be this thread's (perf task-clock of the caller): open it here. */
+	if (fl_meter_start(&rt->meter) != 0) {
+		fl_meter_exit(&rt->meter);
+		rt->final_cpu_ns = fl_thread_cpu_ns();
+		__atomic_store_n(&rt->exited, 1, __ATOMIC_RELEASE);
+		return NULL;  /* fl_ranker_new reports it and stops the pool */
+	}
+	fl_worker_set_cpu_clock(rt->wk, fl_meter_cpu_ns, &rt->meter);
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
 		while (!r->replies.head && !r->fresh.head && !r->stopping)
@@ -293,6 +303,7 @@ static void *ranker_main(void *arg)
 		else
 			ranker_reply(rt, job);
 	}
+	fl_meter_exit(&rt->meter);
 	rt->final_cpu_ns = fl_thread_cpu_ns();
 	__atomic_store_n(&rt->exited, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -319,6 +330,8 @@ struct fl_ranker *fl_ranker_new(const struct fl_ranker_config *cfg, char *err, s
 	pthread_cond_init(&r->cond, NULL);
 	pthread_rwlock_init(&r->fan_lock, NULL);
 	pthread_mutex_init(&r->tid_lock, NULL);
+	for (unsigned i = 0; i < r->nthreads; i++)
+		fl_meter_init(&r->th[i].meter, cfg->meter, 1);
 	for (unsigned i = 0; i < r->nthreads; i++) {
 		struct ranker_thread *rt = &r->th[i];
 		rt->r = r;
@@ -339,6 +352,20 @@ struct fl_ranker *fl_ranker_new(const struct fl_ranker_config *cfg, char *err, s
 			return NULL;
 		}
 		r->th[i].started = 1;
+	}
+	/* Every thread has its clock before the pool is handed out: a --cpu-clock that
+	 * cannot be had is a startup error here, not a silent fallback. */
+	int bad = 0;
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		char why[256];
+		if (fl_meter_wait(&r->th[i].meter, why, sizeof(why)) != 0 && !bad) {
+			snprintf(err, errlen, "ranker: thread %u: %s", i, why);
+			bad = 1;
+		}
+	}
+	if (bad) {
+		fl_ranker_free(r);
+		return NULL;
 	}
 	return r;
 }
@@ -412,6 +439,7 @@ void fl_ranker_free(struct fl_ranker *r)
 		fl_job_free(j);
 	for (unsigned i = 0; i < r->nthreads; i++) {
 		fl_worker_free(r->th[i].wk);
+		fl_meter_close(&r->th[i].meter);
 		pthread_mutex_destroy(&r->th[i].lock);
 	}
 	pthread_mutex_destroy(&r->lock);
@@ -449,4 +477,10 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 	s->fanout_threads_seen = r->nfan_tids;
 	s->fanout_cpu_ns = ranker_fanout_cpu_locked(r);
 	pthread_mutex_unlock(&r->tid_lock);
+}
+
+void fl_ranker_meters(struct fl_ranker *r, struct fl_meter_sum *s)
+{
+	for (unsigned i = 0; i < r->nthreads; i++)
+		fl_meter_sum_add(s, &r->th[i].meter);
 }

@@ -6,7 +6,8 @@
  * is started) and, once the fanout's done callback has put it back on the queue, REPLY
  * (reply bytes, zstd, LeafReply encode). Then job->done hands it back to its submitter.
  * A failed stage ends the job early with a non-OK status and an ErrorReply payload.
- * Each thread owns one fl_worker and sums its jobs' struct fl_stage_ns.
+ * Each thread owns one fl_worker and sums its jobs' struct fl_stage_ns, read on the
+ * thread's own CPU clock (its struct fl_meter, leaf_stats.h, opened at thread start).
  */
 #ifndef FL_RANKER_H
 #define FL_RANKER_H
@@ -19,6 +20,8 @@
 
 struct fl_overheads;
 struct fl_fanout;
+struct fl_meter_config;
+struct fl_meter_sum;
 struct fl_ranker;
 struct fl_job;
 
@@ -67,10 +70,13 @@ struct fl_ranker_config {
 	unsigned queue_cap;            /* new jobs waiting at most (>= 1); replies-to-be are
 	                                  not bounded here: admission (inflight) bounds them */
 	uint64_t seed;                 /* fanout seeds are fl_rng_derive(seed, request_id) */
+	const struct fl_meter_config *meter; /* stage clock and PMU per thread; NULL: stage
+	                                  CPU on clock_gettime, no counters */
 };
 
-/* Build one fl_worker per thread and start the threads ("leaf-rank-N"). NULL (err filled)
- * when a worker or a thread cannot be made. Main thread. */
+/* Build one fl_worker per thread and start the threads ("leaf-rank-N"), each opening its
+ * meter (stage clock, PMU group) before it takes a job. NULL (err filled) when a worker or
+ * a thread cannot be made, or a thread cannot have the clock asked for. Main thread. */
 struct fl_ranker *fl_ranker_new(const struct fl_ranker_config *cfg, char *err, size_t errlen);
 
 /* Queue a new job (phase RANK). Returns 0, or -1 when the queue holds queue_cap new jobs
@@ -103,5 +109,9 @@ struct fl_ranker_stats {
 
 /* Snapshot the counters and thread CPU (pthread_getcpuclockid). Main thread. */
 void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s);
+
+/* Add every RANKER thread's meter (clock in use, PMU counts) into s (fl_meter_sum_init'd).
+ * Main thread, while the pool exists. */
+void fl_ranker_meters(struct fl_ranker *r, struct fl_meter_sum *s);
 
 #endif

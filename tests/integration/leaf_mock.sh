@@ -8,6 +8,12 @@
 # 4. determinism: the same seed sends the same request stream, another seed another
 # 5. leaf stats: requests, extractor calls, fanout calls per method, zstd channels,
 #    channels up, TLS cipher; mock stats: requests per method, zstd share
+# 6. stage clock and counters in the leaf stats: cpu_clock names the method (the plain
+#    leaf asks auto, the TLS leaf clock_gettime), stage CPU is sane (extract > 0, RANKER
+#    stages within the RANKER pool's CPU); pmu: numbers where the host counts, else
+#    supported false with a reason and every event and metric "unsupported: ..." (the TLS
+#    leaf runs --pmu off); --cpu-clock perf-mmap where the fast path is missing, and bad
+#    --cpu-clock/--pmu values, stop the leaf at startup
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
 . "$(dirname "$0")/common.inc"
 
@@ -27,7 +33,7 @@ start_server leaf "$LEAF" --port 0 $common --rpc-channels 4 --rpc-zstd-fraction 
 	--stats-file "$T/leaf.json"
 # shellcheck disable=SC2086
 start_server leaft "$LEAF" --port 0 --tls $common --rpc-channels 3 --rpc-zstd-fraction 0.7 \
-	--stats-file "$T/leaft.json"
+	--stats-file "$T/leaft.json" --cpu-clock clock_gettime --pmu off
 
 "$CLIENT" --expect-fanout "$SCALE" >"$T/expect" || fail "leaf-client --expect-fanout failed"
 per_req=$(sed -n 's/^total //p' "$T/expect")
@@ -159,5 +165,76 @@ assert_gt "$mreq" "$mz" "5: mock requests (not all zstd)"
 assert_eq "$(get "$M" bad_frames)" 0 "5: mock bad frames"
 assert_eq "$(get "$M" bad_payloads)" 0 "5: mock bad payloads"
 
+# 6. Stage clock and PMU counters.
+note "6. cpu_clock and pmu in the leaf stats"
+RANKER_STAGES="decode overheads extract stories rank compress reply"
+PMU_KEYS="instructions cycles l1i_misses itlb_misses branches branch_misses
+	stalled_cycles_frontend ipc l1i_mpki itlb_mpki branch_mpki branch_miss_pct
+	fe_stall_share mux_scale"
+for f in "$L" "$LT"; do
+	w=$(basename "$f" .json)
+	method=$(get "$f" cpu_clock.method)
+	nclk=$(($(get "$f" cpu_clock.threads.perf-mmap) + $(get "$f" cpu_clock.threads.clock_gettime)))
+	assert_eq "$nclk" 2 "6: $w RANKER threads with a stage clock"
+	assert_gt "$(get "$f" stages.extract.cpu_ns)" 0 "6: $w extract CPU"
+	# Every RANKER stage is read on the RANKER threads' own clocks: their sum cannot
+	# exceed those threads' CPU (read with clock_gettime; 1 ms slack per thread for the
+	# perf page's alignment).
+	sum=0
+	for st in $RANKER_STAGES; do
+		sum=$((sum + $(get "$f" "stages.$st.cpu_ns")))
+	done
+	assert_le "$sum" $(($(get "$f" pools.ranker.cpu_ns) + 2000000)) \
+		"6: $w RANKER stage CPU vs RANKER pool CPU"
+	if [ "$(get "$f" pmu.supported)" = true ]; then
+		assert_gt "$(get "$f" pmu.ranker.instructions)" 0 "6: $w RANKER instructions"
+		assert_eq "$(get "$f" pmu.total.threads_counted)" 4 "6: $w threads counted"
+		continue
+	fi
+	why=$(get "$f" pmu.why)
+	[ -n "$why" ] || fail "6: $w pmu.supported is false without a reason"
+	for pool in ranker io fanout total; do
+		get "$f" "pmu.$pool" >"$T/pmu.$pool"
+		for k in $PMU_KEYS; do
+			v=$(sed -n "s/^$k //p" "$T/pmu.$pool")
+			case $v in
+			"unsupported: "?*) ;;
+			*) fail "6: $w pmu.$pool.$k is '$v', want \"unsupported: <why>\"" ;;
+			esac
+		done
+	done
+	note "$w: stage clock $method, pmu unsupported: $why"
+done
+assert_eq "$(get "$L" cpu_clock.requested)" auto "6: plain leaf clock asked"
+assert_eq "$(get "$LT" cpu_clock.requested)" clock_gettime "6: TLS leaf clock asked"
+assert_eq "$(get "$LT" cpu_clock.method)" clock_gettime "6: TLS leaf clock in use"
+assert_eq "$(get "$LT" pmu.enabled)" false "6: TLS leaf --pmu off"
+assert_eq "$(get "$LT" pmu.supported)" false "6: TLS leaf --pmu off, supported"
+assert_eq "$(get "$LT" pmu.why)" "disabled (--pmu off)" "6: TLS leaf --pmu off, why"
+if [ "$(get "$L" cpu_clock.method)" = clock_gettime ]; then
+	# auto fell back: perf-mmap is refused at startup, naming the reason.
+	fast_why=$(get "$L" cpu_clock.fast_path_unavailable)
+	[ -n "$fast_why" ] || fail "6: auto fell back to clock_gettime without a reason"
+	rc=0
+	"$LEAF" --mock none --lib "$LIB" --port 0 --cpu-clock perf-mmap --quiet \
+		>"$T/pm.out" 2>&1 || rc=$?
+	assert_eq "$rc" 1 "6: exit status of a leaf asking --cpu-clock perf-mmap here"
+	# The reason as the stats give it, up to its first figure (a self-check's gap varies).
+	if ! grep -qF -- "--cpu-clock perf-mmap: " "$T/pm.out" ||
+		! grep -qF -- "${fast_why%%[0-9]*}" "$T/pm.out"; then
+		fail "6: perf-mmap refusal does not say why ($fast_why): $(cat "$T/pm.out")"
+	fi
+else
+	assert_eq "$(get "$L" cpu_clock.method)" perf-mmap "6: plain leaf clock in use"
+	assert_eq "$(get "$L" cpu_clock.fast_path_unavailable)" null "6: no fallback reason"
+fi
+for bad in "--cpu-clock fast" "--pmu maybe"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$LEAF" --mock none --lib "$LIB" --port 0 $bad --quiet >"$T/bad.out" 2>&1 || rc=$?
+	assert_eq "$rc" 2 "6: exit status with $bad"
+done
+
 echo "$((n_plain + n_tls)) requests ok, $total_calls fanout calls, $fc," \
-	"zstd channels $zs_plain/4 and $zs_tls/3, mock zstd $mz/$mreq, p95 ${p95_1} us, $(elapsed) s"
+	"zstd channels $zs_plain/4 and $zs_tls/3, mock zstd $mz/$mreq, p95 ${p95_1} us," \
+	"stage clock $(get "$L" cpu_clock.method), pmu supported $(get "$L" pmu.supported), $(elapsed) s"

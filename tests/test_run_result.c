@@ -1,0 +1,195 @@
+/* test_run_result.c: tests for runtime/run/run_result.c: the leaf's cpu_clock and pmu
+ * sections in result.json (the pmu delta over the final window, numbers only where both
+ * snapshots counted). Build: ninja tests/test_run_result.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "run_result.h"
+
+/* A leaf stats snapshot with one pool ("ranker") and a total, counted by the PMU:
+ * instructions and cycles scaled by k, stalled-cycles-frontend unsupported, the
+ * instructions event multiplexed (running = enabled / 2 over the interval). */
+static json_t *leaf_snapshot(double k, int supported)
+{
+	const char *why = "hardware counters unsupported on this host: perf_event_open("
+		"instructions): No such file or directory";
+	json_t *clock = json_pack("{ss ss ss s{si si}}", "requested", "auto", "method",
+		"clock_gettime", "fast_path_unavailable", "cap_user_time=0 on this host",
+		"threads", "perf-mmap", 0, "clock_gettime", 2);
+	json_t *stages = json_pack("{s{sI sI}}", "extract", "cpu_ns", (json_int_t)(1e6 * k),
+		"wall_ns", (json_int_t)(2e6 * k));
+	json_t *pmu;
+	if (supported) {
+		json_t *pool = json_pack("{si si sI sI sI sI sI sI ss s{sI sI} s{sI sI}}",
+			"threads", 2, "threads_counted", 2,
+			"instructions", (json_int_t)(4000000 * k), "cycles", (json_int_t)(2000000 * k),
+			"l1i_misses", (json_int_t)(40000 * k), "itlb_misses", (json_int_t)(400 * k),
+			"branches", (json_int_t)(800000 * k), "branch_misses", (json_int_t)(8000 * k),
+			"stalled_cycles_frontend", "unsupported: perf_event_open("
+			"stalled-cycles-frontend): No such file or directory",
+			"enabled_ns", "instructions", (json_int_t)(2000000 * k), "cycles",
+			(json_int_t)(2000000 * k),
+			"running_ns", "instructions", (json_int_t)(1000000 * k), "cycles",
+			(json_int_t)(2000000 * k));
+		pmu = json_pack("{sb sb ss sb sO so}", "enabled", 1, "supported", 1, "why", "",
+			"user_only", 1, "ranker", pool, "total", pool);
+	} else {
+		pmu = json_pack("{sb sb ss sb s{ss}}", "enabled", 1, "supported", 0, "why", why,
+			"user_only", 0, "ranker", "instructions", "unsupported: x");
+	}
+	return json_pack("{sf so so so s{si}}", "uptime_s", 10.0 * k, "stages", stages,
+		"cpu_clock", clock, "pmu", pmu, "requests", "ok", (int)(100 * k));
+}
+
+/* Write result.json for one instance with the given leaf snapshots; return it parsed. */
+static json_t *result_with(json_t *pre, json_t *post)
+{
+	struct fl_run r;
+	struct fl_run_instance in;
+	char dir[] = "/tmp/fl-test-result.XXXXXX", path[256], err[256];
+
+	assert_non_null(mkdtemp(dir));
+	memset(&r, 0, sizeof r);
+	memset(&in, 0, sizeof in);
+	snprintf(r.dir, sizeof r.dir, "%s", dir);
+	snprintf(r.run_id, sizeof r.run_id, "test");
+	r.final_step = -1;
+	r.ninst = 1;
+	r.inst = &in;
+	in.own_leaf = 1;
+	in.leaf_stats_pre = pre;
+	in.leaf_stats_post = post;
+	in.leaf_stats_end = post;
+	snprintf(in.leaf_stats_path, sizeof in.leaf_stats_path, "%s/leaf0-stats.json", dir);
+	assert_int_equal(fl_result_write(&r, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	json_t *j = fl_result_load_json(path);
+	assert_non_null(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/steps.csv", dir);
+	unlink(path);
+	rmdir(dir);
+	json_decref(pre);
+	json_decref(post);
+	return j;
+}
+
+static const json_t *leaf_of(const json_t *result)
+{
+	const json_t *l = json_object_get(json_array_get(json_object_get(result, "instances"), 0),
+		"leaf_stats");
+	assert_true(json_is_object(l));
+	return l;
+}
+
+static void assert_unsupported(const json_t *v, const char *contains)
+{
+	assert_true(json_is_string(v));
+	assert_true(strncmp(json_string_value(v), "unsupported: ", 13) == 0);
+	if (contains)
+		assert_non_null(strstr(json_string_value(v), contains));
+}
+
+/* 1. Counted on both snapshots: per-event deltas, metrics of the deltas, the
+ * multiplexing scale of the interval; an unsupported event and its metric stay strings. */
+static void test_pmu_delta_supported(void **state)
+{
+	(void)state;
+	json_t *res = result_with(leaf_snapshot(1, 1), leaf_snapshot(3, 1));
+	const json_t *l = leaf_of(res);
+	const json_t *p = json_object_get(json_object_get(l, "final_window"), "pmu");
+
+	assert_true(json_is_true(json_object_get(p, "supported")));
+	assert_true(json_is_true(json_object_get(p, "user_only")));
+	const json_t *rk = json_object_get(p, "ranker");
+	assert_int_equal(json_integer_value(json_object_get(rk, "instructions")), 8000000);
+	assert_int_equal(json_integer_value(json_object_get(rk, "cycles")), 4000000);
+	assert_int_equal(json_integer_value(json_object_get(rk, "threads")), 2);
+	assert_float_equal(json_real_value(json_object_get(rk, "ipc")), 2.0, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(rk, "l1i_mpki")), 10.0, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(rk, "itlb_mpki")), 0.1, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(rk, "branch_mpki")), 2.0, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(rk, "branch_miss_pct")), 1.0, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(rk, "mux_scale")), 2.0, 1e-9);
+	assert_unsupported(json_object_get(rk, "stalled_cycles_frontend"),
+		"stalled-cycles-frontend");
+	assert_unsupported(json_object_get(rk, "fe_stall_share"), "stalled_cycles_frontend");
+	assert_non_null(json_object_get(p, "total"));
+	/* The stages delta is still there, and the whole run carries the leaf's own pmu. */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+		json_object_get(l, "final_window"), "stages"), "extract"), "cpu_ns")), 2000000);
+	const json_t *wp = json_object_get(json_object_get(l, "whole_run"), "pmu");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(wp, "ranker"),
+		"instructions")), 12000000);
+	json_decref(res);
+}
+
+/* 2. No PMU on the host: the window says so with the leaf's reason, and nothing else. */
+static void test_pmu_delta_unsupported(void **state)
+{
+	(void)state;
+	json_t *res = result_with(leaf_snapshot(1, 0), leaf_snapshot(2, 0));
+	const json_t *l = leaf_of(res);
+	const json_t *p = json_object_get(json_object_get(l, "final_window"), "pmu");
+
+	assert_true(json_is_false(json_object_get(p, "supported")));
+	assert_non_null(strstr(json_string_value(json_object_get(p, "why")), "perf_event_open"));
+	assert_int_equal(json_object_size(p), 2);
+	json_decref(res);
+}
+
+/* 3. cpu_clock is copied from the leaf's stats as it is. */
+static void test_cpu_clock(void **state)
+{
+	(void)state;
+	json_t *res = result_with(leaf_snapshot(1, 0), leaf_snapshot(2, 0));
+	const json_t *c = json_object_get(leaf_of(res), "cpu_clock");
+
+	assert_string_equal(json_string_value(json_object_get(c, "method")), "clock_gettime");
+	assert_string_equal(json_string_value(json_object_get(c, "requested")), "auto");
+	assert_non_null(json_string_value(json_object_get(c, "fast_path_unavailable")));
+	json_decref(res);
+}
+
+/* 4. A snapshot without a pmu section (an older leaf), and counts that went down (a
+ * restarted leaf): reasons, never numbers. */
+static void test_pmu_delta_odd(void **state)
+{
+	(void)state;
+	json_t *pre = leaf_snapshot(1, 1);
+	json_object_del(pre, "pmu");
+	json_t *res = result_with(pre, leaf_snapshot(2, 1));
+	const json_t *p = json_object_get(json_object_get(leaf_of(res), "final_window"), "pmu");
+	assert_true(json_is_false(json_object_get(p, "supported")));
+	assert_non_null(strstr(json_string_value(json_object_get(p, "why")), "no pmu section"));
+	json_decref(res);
+
+	res = result_with(leaf_snapshot(3, 1), leaf_snapshot(1, 1));
+	p = json_object_get(json_object_get(leaf_of(res), "final_window"), "pmu");
+	const json_t *rk = json_object_get(p, "ranker");
+	assert_unsupported(json_object_get(rk, "instructions"), "went down");
+	assert_unsupported(json_object_get(rk, "ipc"), "instructions");
+	json_decref(res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pmu_delta_supported),
+		cmocka_unit_test(test_pmu_delta_unsupported),
+		cmocka_unit_test(test_cpu_clock),
+		cmocka_unit_test(test_pmu_delta_odd),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
