@@ -19,8 +19,9 @@
 	uint32_t total = 0;
 	uint32_t peak = 0;
 	uint32_t floor_hits = 0;
+	#pragma GCC unroll 4
 	for (uint32_t i = 0; i < {{ctrips}}u; i++) {
-		uint32_t c = FL_W(ctx, base + i * {{2 + ctrips % 3}}u);
+		uint32_t c = FL_WA(ctx, base + i * {{2 + ctrips % 3}}u);
 		if (c >= (FL_T(ctx, tslot + i) >> 2)) {
 			hits++;
 			total += c >> 12;
@@ -35,8 +36,9 @@
 	uint32_t cls = FL_T(ctx, tslot + {{ctrips}}u);
 	uint32_t rsum = 0;
 	uint32_t capped = 0;
+	#pragma GCC unroll 4
 	for (uint32_t j = 0; j < {{rtrips}}u; j++) {
-		uint32_t num = FL_W(ctx, base + j + {{ctrips * 3}}u) & 0xFFFFu;
+		uint32_t num = FL_WA(ctx, base + j + {{ctrips * 3}}u) & 0xFFFFu;
 		if (num > $K(4000, 30000)) {
 			uint32_t r = (num * (FL_T(ctx, tslot + j + {{ctrips + 1}}u) & 0xFFFFu)) >> 16;
 			FL_YIELD(ctx, $S(0, 4095) + j, r);

@@ -33,9 +33,10 @@
 	uint32_t den = 0;
 	uint32_t best = 0;
 	uint32_t zero = 0;
+	#pragma GCC unroll 4
 	for (uint32_t i = 0; i < {{trips}}u; i++) {
-		uint32_t ev = FL_W(ctx, base + i);
-		uint32_t imp = FL_W(ctx, base + i + {{trips}}u) & 0xFFFu;
+		uint32_t ev = FL_WA(ctx, base + i);
+		uint32_t imp = FL_WA(ctx, base + i + {{trips}}u) & 0xFFFu;
 		if (FL_UNLIKELY(imp < $K(40, 400))) {
 			zero++;
 			ev >>= 8;

@@ -19,8 +19,9 @@
 @for b 0 d2
 	uint32_t c{{b}} = 0;
 @end
+	#pragma GCC unroll 4
 	for (uint32_t a = 0; a < {{d1}}u; a++) {
-		uint32_t k1 = FL_W(ctx, wbase + a);
+		uint32_t k1 = FL_WA(ctx, wbase + a);
 		if (FL_UNLIKELY(((active >> a) & 3u) == 0u)) {
 			skipped++;
 			continue;
@@ -28,8 +29,9 @@
 		if (FL_UNLIKELY((k1 & 0xFFFFFu) < $K(50000, 300000)))
 			continue;
 		used++;
+		#pragma GCC unroll 4
 		for (uint32_t i = 0; i < {{inner}}u; i++) {
-			uint32_t v = FL_W(ctx, (k1 >> 24) + i);
+			uint32_t v = FL_WA(ctx, (k1 >> 24) + i);
 			den++;
 			if (FL_UNLIKELY((v & 0xFFFFu) < $K(3000, 16000)))
 				continue;

@@ -24,8 +24,9 @@
 @for b 0 blocks
 	uint32_t eng{{b}} = cnt[{{b % 6}}] & 0xFFFFu;
 	uint32_t above{{b}} = 0, excess{{b}} = 0;
+	#pragma GCC unroll 4
 	for (uint32_t s = 0; s < {{slices}}u; s++) {
-		uint32_t x = FL_W(ctx, base + s * {{1 + b % 3}}u + {{b * 5}}u) & 0xFFFFu;
+		uint32_t x = FL_WA(ctx, base + s * {{1 + b % 3}}u + {{b * 5}}u) & 0xFFFFu;
 		if (x > eng{{b}}) {
 			above{{b}}++;
 			excess{{b}} += x - eng{{b}};

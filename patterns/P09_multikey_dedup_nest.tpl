@@ -28,6 +28,7 @@
 		FL_YIELD(ctx, $K(0, 4095), $K(4096, 65535));
 		return;
 	}
+	#pragma GCC unroll 4
 	for (uint32_t k = 0; k < {{keys}}u; k++) {
 		uint64_t key;
 		uint32_t origin;
@@ -35,7 +36,7 @@
 			key = ctx->qkeys[k];
 			origin = 0;
 		} else {
-			key = FL_W64(ctx, base + k);
+			key = FL_WA64(ctx, base + k);
 			origin = 1;
 		}
 		if (key == 0u)
@@ -68,9 +69,11 @@
 			wshift = 3;
 		uint32_t score = 0;
 		uint32_t hot = 0;
+		#pragma GCC unroll 4
 		for (uint32_t s = 0; s < {{slices}}u; s++) {
-			uint32_t lo = FL_W(ctx, (h >> 8) + s * 7u) & 0xFFFFu;
+			uint32_t lo = FL_WA(ctx, (h >> 8) + s * 7u) & 0xFFFFu;
 			uint32_t part = 0;
+			#pragma GCC unroll 4
 			for (uint32_t j = 0; j < 6u; j++) {
 				uint32_t c = cnt[j] & 0xFFFFu;
 				if (c == 0u)

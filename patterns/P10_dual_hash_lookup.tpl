@@ -32,9 +32,9 @@
 @let o = side * 32 + y
 @let q = side * 15 + y
 @if side == 0
-		t = pa[{{src}}] ^ FL_W(ctx, sw + {{q}}u);
+		t = pa[{{src}}] ^ FL_WA(ctx, sw + {{q}}u);
 @else
-		t = pb[{{src}}] + FL_W(ctx, sw + {{q}}u);
+		t = pb[{{src}}] + FL_WA(ctx, sw + {{q}}u);
 @end
 @if (y % 4) == 0
 		if (t > $K(65536, 1073741823))
@@ -58,7 +58,7 @@
 @if (y % 3) == 0
 		FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), $K(1000, 90000));
 @elif (y % 3) == 1
-		t = FL_W(ctx, sw + {{q}}u);
+		t = FL_WA(ctx, sw + {{q}}u);
 		if ((t & 65535u) > $K(13000, 17000))
 			FL_YIELD(ctx, $K(33 + 64 * o, 94 + 64 * o, odd), (int32_t)(t >> {{sh}}) - $K(23000, 31000));
 @else

@@ -27,7 +27,7 @@
 	n = 0;
 @for s 0 steps
 	t = FL_T(ctx, tb + n);
-	f = FL_W(ctx, t >> 24) ^ bias;
+	f = FL_WA(ctx, t >> 24) ^ bias;
 	if ((f & 65535u) < (t & 65535u)) {
 		n = 2u * n + 1u;
 		acc += f >> {{1 + (s + c) % 7}};

@@ -45,12 +45,13 @@
 
 	if (FL_RARE(at, $K(2, 126)))
 		return;
+	#pragma GCC unroll 4
 	for (i = 0; i < {{trips}}u; i++) {
-		ts = FL_W(ctx, at + 2u * i);
+		ts = FL_WA(ctx, at + 2u * i);
 		if (FL_UNLIKELY((ts & 4095u) == 0u))
 			continue;
 		age = (now - ts) & 1048575u;
-		v = FL_W(ctx, at + 2u * i + 1u) & 65535u;
+		v = FL_WA(ctx, at + 2u * i + 1u) & 65535u;
 		n++;
 		tot += v;
 		if (age < last)

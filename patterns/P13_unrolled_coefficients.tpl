@@ -20,7 +20,7 @@
 	uint32_t m, x;
 
 @for g 0 groups
-	m = FL_W(ctx, at + {{g}}u);
+	m = FL_WA(ctx, at + {{g}}u);
 @if (g % 16) == 15
 	if (FL_RARE(m, $K(2, 126)))
 		return;

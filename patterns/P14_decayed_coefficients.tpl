@@ -28,8 +28,8 @@
 
 @let groups = yields / 6
 @for g 0 groups
-	a = (now - FL_W(ctx, at + {{g}}u)) & 1048575u;
-	m = FL_W(ctx, at + {{64 + g}}u);
+	a = (now - FL_WA(ctx, at + {{g}}u)) & 1048575u;
+	m = FL_WA(ctx, at + {{64 + g}}u);
 @if style == 2
 	y = ((a >> 4) * $K(4701, 8191, odd)) >> 8;
 @else

@@ -32,6 +32,7 @@
 
 	if (FL_RARE(w, $K(2, 126)))
 		return;
+	#pragma GCC unroll 4
 	for (d = 0; d < {{nd}}u; d += 4u) {
 @for u 0 4
 @if metric == 2

@@ -22,10 +22,11 @@
 @for l 0 lists
 @let filter = (l + variant) % 3
 	kept = 0;
+	#pragma GCC unroll 4
 	for (i = 0; i < {{2 * ni}}u; i += 4u) {
 @for u 0 2
-		id = FL_W(ctx, at + i + {{32 * l + 2 * u}}u);
-		sc = FL_W(ctx, at + i + {{32 * l + 2 * u + 1}}u) & 65535u;
+		id = FL_WA(ctx, at + i + {{32 * l + 2 * u}}u);
+		sc = FL_WA(ctx, at + i + {{32 * l + 2 * u + 1}}u) & 65535u;
 @if filter == 0
 		if (sc > $K(8192, 32000)) {
 @elif filter == 1

@@ -30,10 +30,11 @@
 		wgt = (FL_W(ctx, $K(100, 140)) & 127u) + $K(3, 120);
 	}
 @end
+	#pragma GCC unroll 4
 	for (i = 0; i < {{2 * items}}u; i += 2u) {
-		sc = ((FL_W(ctx, lb + i + 1u) & 65535u) * wgt) >> 8;
+		sc = ((FL_WA(ctx, lb + i + 1u) & 65535u) * wgt) >> 8;
 		if (sc > $K(8192, 32000)) {
-			FL_YIELD_SPARSE(ctx, FL_W(ctx, lb + i) ^ $K(65536, 1073741823), (int32_t)sc);
+			FL_YIELD_SPARSE(ctx, FL_WA(ctx, lb + i) ^ $K(65536, 1073741823), (int32_t)sc);
 			n++;
 		}
 	}

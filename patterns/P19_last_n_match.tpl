@@ -30,8 +30,9 @@
 		return;
 	}
 	/* recent ids, newest first: stop at the first match, count the fresh ones before it */
+	#pragma GCC unroll 4
 	for (i = 0; i < {{scan}}u; i++) {
-		uint32_t id = FL_W(ctx, $K(130, 170) + i);
+		uint32_t id = FL_WA(ctx, $K(130, 170) + i);
 		if ((id & {{idmask}}u) == target) {
 			pos = i;
 			break;
@@ -43,7 +44,7 @@
 	}
 	FL_YIELD(ctx, $K(194, 253), nnew << $S(8, 12));
 	if (pos < {{scan}}u) {
-		uint32_t age = fl_age_s(ctx, FL_W(ctx, $K(171, 255 - scan) + pos));
+		uint32_t age = fl_age_s(ctx, FL_WA(ctx, $K(171, 255 - scan) + pos));
 		FL_YIELD(ctx, $K(258, 317), ({{scan}}u - pos) << $S(8, 12));
 		if (age < $K(1000, 900000))
 			FL_YIELD_SPARSE(ctx, target ^ $K(65536, 1073741823), 65536u >> (pos & 15u));

@@ -23,6 +23,7 @@
 	/* each set's members live in table slots, scanned until the id is found */
 @for s 0 sets
 	id = (FL_W(ctx, $K(32 + 32 * s, 63 + 32 * s)) ^ w) & {{idmask}}u;
+	#pragma GCC unroll 4
 	for (at = {{members}}u, m = 0; m < {{members}}u; m++) {
 		if ((FL_T(ctx, $K(130 + 640 * s, 330 + 640 * s) + m) & {{idmask}}u) == id) {
 			at = m;

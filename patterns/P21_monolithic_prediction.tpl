@@ -28,7 +28,7 @@
 	}
 	/* input layer: story features against table cutoffs, one partial output each */
 	for (i = 0; i < {{trips}}u; i++) {
-		uint32_t x = FL_W(ctx, $K(192, 255 - trips) + i);
+		uint32_t x = FL_WA(ctx, $K(192, 255 - trips) + i);
 		uint32_t wt = FL_T(ctx, $K(260, 511 - trips) + i);
 		if (x > wt) {
 			FL_YIELD(ctx, $K(130, 189 - trips) + i, x >> 20);

@@ -23,7 +23,7 @@
 	}
 	/* score: story inputs against per-bucket cutoffs from the table */
 	for (i = 0; i < {{trips}}u; i++) {
-		uint32_t x = FL_W(ctx, $K(130, 255 - trips) + i);
+		uint32_t x = FL_WA(ctx, $K(130, 255 - trips) + i);
 		uint32_t c = FL_T(ctx, $K(130, 4095 - 63) + (x & 63u));
 		if (x > c) {
 			FL_YIELD(ctx, $K(450, 509 - trips) + i, c >> 20);

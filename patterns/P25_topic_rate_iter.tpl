@@ -16,11 +16,13 @@
 		return;
 	}
 	/* each topic id names a bucket of the map: empty buckets are skipped */
+	#pragma GCC unroll 4
 	for (t = 0; t < {{topics}}u; t++) {
 		const struct fl_hmap_slot *s = &ctx->hmap->slots[(((user[t] ^ w) * $K(1234567, 987654321, odd)) >> 8) & ctx->hmap->mask];
 		if (s->key == 0)
 			continue;
 		live++;
+		#pragma GCC unroll 4
 		for (j = 0; j < {{trips}}u; j++) {
 			if (s->val[j] > user[j])
 				FL_YIELD(ctx, $K(130, 189 - trips) + j, ((uint64_t)s->val[j] * FL_T(ctx, $K(260 + trips, 4095) - j)) >> 40);

@@ -60,6 +60,7 @@
 
 	/* second pass: each category against the mean of the first */
 	mean = (agg[0] + agg[1]) >> {{shift}};
+	#pragma GCC unroll 4
 	for (c = 0; c < {{cats}}u; c++) {
 		if (cv[c] > mean) {
 			above++;

@@ -63,6 +63,8 @@ struct fl_hmap {
 /* The per-request context one generated call reads. */
 struct fl_ctx {
 	const uint32_t *story;      /* FL_STORY_U32 words of story data (little endian) */
+	const uint8_t *has;         /* FL_STORY_U32 presence bytes: 0 = field i absent */
+	const uint8_t *enabled;     /* FL_DENSE_SLOTS feature switches: 0 = feature turned off */
 	const uint64_t *story64;    /* the same bytes as FL_STORY_U64 words */
 	const uint8_t *text;        /* FL_TEXT_BYTES bytes of story text (P23) */
 	const uint32_t *table;      /* FL_TABLE_SLOTS entries: rates, thresholds, buckets */
@@ -108,9 +110,32 @@ static inline uint32_t fl_mix32(uint32_t x)
 /* Map w uniformly onto 0..n-1 without a divide (n is a compile-time constant). */
 #define FL_PICK(w, n) ((uint32_t)(((uint64_t)(uint32_t)(w) * (uint32_t)(n)) >> 32))
 
-/* Story word i (i is reduced modulo FL_STORY_U32 at compile time by the template). */
-#define FL_W(ctx, i) ((ctx)->story[(i) & (FL_STORY_U32 - 1u)])
-#define FL_W64(ctx, i) ((ctx)->story64[(i) & (FL_STORY_U64 - 1u)])
+/* An absent field's value: a real out-of-line call (cold), as a production accessor's
+ * default path is. */
+uint32_t fl_field_default(const struct fl_ctx *ctx) __attribute__((cold));
+
+/* Story field i through its presence byte, as optional fields of a Thrift or protobuf
+ * story are read: a load of the presence byte, a rarely taken branch, the field's load. */
+static inline uint32_t fl_field(const struct fl_ctx *ctx, uint32_t i)
+{
+	if (__builtin_expect(ctx->has[i] == 0, 0))
+		return fl_field_default(ctx);
+	return ctx->story[i];
+}
+static inline uint64_t fl_field64(const struct fl_ctx *ctx, uint32_t i)
+{
+	if (__builtin_expect(ctx->has[2u * i] == 0, 0))
+		return fl_field_default(ctx);
+	return ctx->story64[i];
+}
+
+/* Story field i, an optional scalar field (templates pass a per-copy constant index). */
+#define FL_W(ctx, i) fl_field((ctx), (uint32_t)(i) & (FL_STORY_U32 - 1u))
+#define FL_W64(ctx, i) fl_field64((ctx), (uint32_t)(i) & (FL_STORY_U64 - 1u))
+/* Element i of a repeated story field (a computed index: loops, data-chosen offsets): the
+ * list is present as a whole, so elements are read without a presence check. */
+#define FL_WA(ctx, i) ((ctx)->story[(i) & (FL_STORY_U32 - 1u)])
+#define FL_WA64(ctx, i) ((ctx)->story64[(i) & (FL_STORY_U64 - 1u)])
 #define FL_T(ctx, i) ((ctx)->table[(i) & (FL_TABLE_SLOTS - 1u)])
 
 /* The body gate every generated function opens with: a call runs its full body with
@@ -128,8 +153,11 @@ static inline uint32_t fl_mix32(uint32_t x)
  * share a slot, and a signed overflow would be undefined behaviour). */
 #define FL_YIELD(ctx, slot, v) \
 	do { \
-		int32_t *d_ = &(ctx)->sink->dense[(uint32_t)(slot) & (FL_DENSE_SLOTS - 1u)]; \
-		*d_ = (int32_t)((uint32_t)*d_ + (uint32_t)(v)); \
+		uint32_t s_ = (uint32_t)(slot) & (FL_DENSE_SLOTS - 1u); \
+		if (__builtin_expect((ctx)->enabled[s_] != 0, 1)) { \
+			int32_t *d_ = &(ctx)->sink->dense[s_]; \
+			*d_ = (int32_t)((uint32_t)*d_ + (uint32_t)(v)); \
+		} \
 	} while (0)
 
 /* Append one sparse feature; a full sink counts the drop instead. */

@@ -112,6 +112,13 @@ HELPER_NOINLINE const uint32_t *fl_hmap_find(const struct fl_ctx *ctx, uint64_t 
 /* Nonzero when story words [first, first + n) (indices wrap modulo FL_STORY_U32, n is
  * capped at FL_STORY_U32) are not all zero and hold no 0xFFFFFFFF sentinel. n = 0 gives 0:
  * an empty range has nothing sane in it. */
+/* An absent field reads as a default derived from the request time, so callers cannot fold
+ * it: cold and out of line, as a production accessor's default path is. */
+HELPER_NOINLINE uint32_t fl_field_default(const struct fl_ctx *ctx)
+{
+	return ctx->now_s & 0xFFu;
+}
+
 HELPER_NOINLINE int fl_validate(const struct fl_ctx *ctx, uint32_t first, uint32_t n)
 {
 	uint32_t any = 0;

@@ -2,10 +2,12 @@
  *
  * fl_mono_ns is wall time for latencies (CLOCK_MONOTONIC); fl_wall_ns is the realtime
  * clock for timestamps crossing processes (the client send timestamp in frames);
- * fl_thread_cpu_ns is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), read once
- * per stage per request to attribute CPU to the leaf's stages, never per generated call
- * (a read measured 0.2-0.3 µs on this project's VMs with tests/cputime-bench; the faster
- * perf mmap clock is in runtime/measure/cputime.h).
+ * fl_thread_cpu_ns is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the
+ * fallback stage clock of frontload-simreq and of pipelines without a worker clock (a read
+ * measured 0.2-0.3 µs on this project's VMs with tests/cputime-bench). The leaf's ranker
+ * threads time stages with their own struct fl_cputime (runtime/measure/cputime.h: the
+ * perf mmap clock where the host offers it), set by fl_worker_set_cpu_clock; either way a
+ * clock is read per stage per request, never per generated call.
  */
 #ifndef FL_CLOCK_H
 #define FL_CLOCK_H

@@ -23,6 +23,8 @@ struct ctx_owner {
 	uint64_t seed;                            /* seed of the tables and maps */
 	uint64_t story64[FL_STORY_U64];           /* story bytes, FL_STORY_BYTES */
 	uint8_t text[FL_TEXT_BYTES];              /* story text */
+	uint8_t has[FL_STORY_U32];                /* field presence bytes */
+	uint8_t enabled[FL_DENSE_SLOTS];          /* feature switches */
 	uint32_t table[FL_TABLE_SLOTS];           /* lookup table */
 	int16_t emb[FL_EMB_ROWS * FL_EMB_DIM];    /* embedding table, Q8.8 */
 	uint64_t state[FL_STATE_WORDS];           /* mutable per-request state */
@@ -205,6 +207,9 @@ static void ctx_fill_tables(struct ctx_owner *o, uint64_t seed)
 		o->emb[i] = (int16_t)((int32_t)FL_PICK(dispatch_splitmix64(&rng) >> 32, 513u) - 256);
 	for (uint32_t i = 0; i < FL_STATE_WORDS; i++)
 		o->state[i] = dispatch_splitmix64(&rng);
+	/* Feature switches: 1 feature slot in 256 is turned off, as production kill switches. */
+	for (uint32_t i = 0; i < FL_DENSE_SLOTS; i++)
+		o->enabled[i] = (dispatch_splitmix64(&rng) >> 56) != 0;
 	o->ctx.now_s = CTX_NOW_BASE_S + (uint32_t)(dispatch_splitmix64(&rng) >> 44);
 }
 
@@ -226,6 +231,8 @@ struct fl_ctx *fl_ctx_init(uint64_t seed, uint32_t nqkeys, char *err, size_t err
 	o->nqkeys = nqkeys;
 	o->ctx.story = (const uint32_t *)o->story64;
 	o->ctx.story64 = o->story64;
+	o->ctx.has = o->has;
+	o->ctx.enabled = o->enabled;
 	o->ctx.text = o->text;
 	o->ctx.table = o->table;
 	o->ctx.emb = o->emb;
@@ -295,6 +302,9 @@ int fl_ctx_set_story(struct fl_ctx *ctx, const void *bytes, size_t len)
 		for (size_t i = 0; i < FL_TEXT_BYTES; i += n)
 			memcpy(o->text + i, story, FL_TEXT_BYTES - i < n ? FL_TEXT_BYTES - i : n);
 	}
+	/* Presence: field i is absent when 6 mixed bits of its word are zero (1 in 64). */
+	for (size_t i = 0; i < FL_STORY_U32; i++)
+		o->has[i] = (fl_mix32(o->ctx.story[i] ^ 0x5bd1e995u) >> 26) != 0;
 	ctx_derive_qkeys(o);
 	return 0;
 }

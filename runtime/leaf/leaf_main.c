@@ -112,7 +112,7 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"kept (LRU); 0 = no session state"),
 	FL_OPT_UINT("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "600000", "idle "
 		"session expiry (ms; 0 = none)"),
-	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "300",
+	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
 		"generated extractor calls per story"),
 	FL_OPT_UINT("max-stories", max_stories, 1, 1000000, "N", "64", "stories of a "
 		"request used, the rest ignored"),

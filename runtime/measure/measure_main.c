@@ -21,7 +21,7 @@ const struct fm_knob_def fm_knob_defs[] = {
 	{ "lib", 1, "extractor library (default: " "libfrontload-extract.so beside the programs)" },
 	{ "active-copies", 1, "footprint knob: copies of each variant in the plan (0 = all) [0]" },
 	{ "seed", 1, "plan shuffle, model and request stream seed [1]" },
-	{ "extractors-per-story", 1, "extractor calls per story [300]" },
+	{ "extractors-per-story", 1, "extractor calls per story [340]" },
 	{ "calls-per-request", 1, "sets extractors-per-story = N / stories used" },
 	{ "stories", 1, "stories per request [16]" },
 	{ "story-bytes", 1, "body bytes per story [1024]" },

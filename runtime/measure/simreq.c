@@ -58,7 +58,7 @@ static const struct fl_cli_opt simreq_opts[] = {
 		"knob: copies of each extractor variant in the plan (0 = all)"),
 	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
 		"weights, overheads and the request stream"),
-	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "300",
+	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
 		"generated extractor calls per story"),
 	FL_OPT_UINT("calls-per-request", calls_per_request, 0, 1000000000, "N", "0",
 		"convenience: sets --extractors-per-story to round(N / min(stories, "

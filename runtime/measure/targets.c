@@ -177,7 +177,7 @@ static int tgt_parse_target(json_t *o, const struct fl_targets *tg, size_t idx,
 	struct fl_target *t, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "metric", "label", "kind", "min", "max", "value",
-		"tolerance", "unit", "source", "paths", "note", NULL };
+		"tolerance", "unit", "source", "paths", "note", "knob", NULL };
 	char where[64];
 
 	snprintf(where, sizeof(where), "targets[%zu]", idx);
@@ -204,7 +204,8 @@ static int tgt_parse_target(json_t *o, const struct fl_targets *tg, size_t idx,
 	    tgt_string(o, "unit", 1, t->unit, sizeof(t->unit), where, err, errlen) < 0 ||
 	    tgt_string(o, "source", 1, t->source, sizeof(t->source), where, err, errlen) < 0 ||
 	    tgt_parse_paths(o, t, where, err, errlen) < 0 ||
-	    tgt_string(o, "note", 0, t->note, sizeof(t->note), where, err, errlen) < 0)
+	    tgt_string(o, "note", 0, t->note, sizeof(t->note), where, err, errlen) < 0 ||
+	    tgt_string(o, "knob", 0, t->knob, sizeof(t->knob), where, err, errlen) < 0)
 		return -1;
 	if (fl_targets_source(tg, t->source) == NULL) {
 		fl_errf(err, errlen, "%s.source: \"%s\" is not in \"sources\"", where, t->source);

@@ -5,7 +5,8 @@
  *   "schema": 1, "name": string, "description": string (optional),
  *   "sources": { ID: { "title": string, "url": string }, ... },
  *   "targets": [ { "metric", "label", "kind", bounds, "unit", "source", "paths",
- *                  "note" (optional) }, ... ]
+ *                  "note" (optional), "knob" (optional: what moves the metric, printed
+ *                  by validate under a miss) }, ... ]
  * metric is one of the names fl_tgt_metric_known accepts, at most once per file. kind and
  * its bounds:
  *   "range"   "min" <= x <= "max" (min < max)
@@ -54,6 +55,7 @@ struct fl_target {
 	char source[FL_TGT_NAME];  /* id in fl_targets.sources */
 	unsigned paths;            /* FL_PATH_* bits, at least one */
 	char note[FL_TGT_TEXT];    /* "" when absent */
+	char knob[FL_TGT_TEXT];    /* what moves the metric; "" when absent */
 };
 
 struct fl_targets {

@@ -1254,6 +1254,7 @@ static void validate_usage(FILE *fp)
 "taken branch = classified instructions / (taken conditional + jumps + calls + returns);\n"
 "the extraction share is thread CPU time of stage 3 over stages 1-5,7 in a native run.\n"
 "Verdicts: pass, fail, or unmeasurable (the path cannot produce the metric, with why).\n"
+"Under a fail the table prints what moves the metric (the target's \"knob\" text).\n"
 "\n", fp);
 	vd_usage_common(fp);
 	fputs(
@@ -1544,6 +1545,8 @@ static void print_table(const struct fl_targets *tg, const struct fl_measured m[
 			val, fl_verdict_name(v[k]), fl_path_name(m[k].path));
 		if (!m[k].available)
 			printf("    %s\n", m[k].why);
+		if (v[k] == FL_VERDICT_FAIL && x->knob[0] != '\0')
+			printf("    what moves it: %s\n", x->knob);
 	}
 }
 
@@ -1634,6 +1637,9 @@ int fm_validate_main(int argc, char **argv)
 			m[k].available ? json_real(m[k].value) : json_null(), "why", m[k].why,
 			"verdict", fl_verdict_name(v[k]), "path", fl_path_name(m[k].path),
 			"source", src->title, "url", src->url));
+		if (x->knob[0] != '\0')
+			json_object_set_new(json_array_get(tj, json_array_size(tj) - 1), "knob",
+				json_string(x->knob));
 	}
 	out = json_object();
 	json_object_set_new(out, "tool", json_string(FM_PROG " validate"));

@@ -66,7 +66,7 @@ static const struct fl_cli_opt run_opts[] = {
 		"outbound calls per request = rpc_dist.json's per-session calls x X (default: "
 		"the leaf's, 0.01)"),
 	FL_OPT_UINT("extractors-per-story", cfg.extractors_per_story, 0, 100000000, "N", NULL,
-		"generated extractor calls per story in the leaf (default: the leaf's, 300)"),
+		"generated extractor calls per story in the leaf (default: the leaf's, 340)"),
 	FL_OPT_UINT("active-copies", cfg.active_copies, 0, UINT32_MAX, "N", NULL, "footprint "
 		"knob: copies of each extractor variant in the leaf's plan (0 = all; default: the "
 		"leaf's)"),
@@ -130,7 +130,10 @@ void run_usage(FILE *f)
 "                      overloaded, timeouts, requests\n"
 "    is_fixed_qps, sla_p95_ms (= target_latency_msec), instances[] (per instance: CPUs,\n"
 "    processes, final numbers, leaf_stats: per-stage CPU ns and cpu_share over the final\n"
-"    window and the whole run), steps[] (every probe, with per-instance detail),\n"
+"    window and the whole run, cpu_clock (the stage clock in use and why a faster one\n"
+"    is not), pmu (per pool ranker/io/fanout and total: IPC, L1i/iTLB/branch MPKI,\n"
+"    front-end stall share over the final window, or \"unsupported: reason\")),\n"
+"    steps[] (every probe, with per-instance detail),\n"
 "    search, config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
 "    model and counts, kernel)\n"
 "  steps.csv     one row per step: step, phase (bracket/bisect/remeasure/final/fixed),\n"
