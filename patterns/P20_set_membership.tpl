@@ -1,7 +1,7 @@
 @pattern P20 set_membership
 @title Set-membership match: story ids tested against several small id sets
 @variants 15
-@lines 25 85
+@lines 25 90
 @knob sets 1 6              # sets tested (unrolled)
 @knob members 2 12          # members per set (scan loop trips)
 @require members % 2 == 0

@@ -44,6 +44,12 @@ struct fl_sink {
 	struct fl_sparse sparse[FL_SPARSE_CAP]; /* sparse features in yield order */
 	uint32_t nsparse;                     /* sparse entries used */
 	uint32_t dropped;                     /* sparse yields lost to a full sink */
+	uint32_t pad_[4];                     /* keeps enabled[] 16+ bytes from written fields */
+	/* Feature switches of the model this sink feeds: 0 = slot turned off, FL_YIELD skips
+	 * it (set once by the runtime, never cleared). Kept in the sink, past sparse[], so
+	 * FL_YIELD's check and write go through one base pointer and every switch lies far from
+	 * every written field: the assembly cloner's overlap check then never refuses a copy. */
+	uint8_t enabled[FL_DENSE_SLOTS];
 };
 
 /* The lookup hash map (open addressing, linear probing, power-of-two slots). Keys are
@@ -64,7 +70,6 @@ struct fl_hmap {
 struct fl_ctx {
 	const uint32_t *story;      /* FL_STORY_U32 words of story data (little endian) */
 	const uint8_t *has;         /* FL_STORY_U32 presence bytes: 0 = field i absent */
-	const uint8_t *enabled;     /* FL_DENSE_SLOTS feature switches: 0 = feature turned off */
 	const uint64_t *story64;    /* the same bytes as FL_STORY_U64 words */
 	const uint8_t *text;        /* FL_TEXT_BYTES bytes of story text (P23) */
 	const uint32_t *table;      /* FL_TABLE_SLOTS entries: rates, thresholds, buckets */
@@ -154,7 +159,7 @@ static inline uint64_t fl_field64(const struct fl_ctx *ctx, uint32_t i)
 #define FL_YIELD(ctx, slot, v) \
 	do { \
 		uint32_t s_ = (uint32_t)(slot) & (FL_DENSE_SLOTS - 1u); \
-		if (__builtin_expect((ctx)->enabled[s_] != 0, 1)) { \
+		if (__builtin_expect((ctx)->sink->enabled[s_] != 0, 1)) { \
 			int32_t *d_ = &(ctx)->sink->dense[s_]; \
 			*d_ = (int32_t)((uint32_t)*d_ + (uint32_t)(v)); \
 		} \

@@ -177,7 +177,7 @@ static void test_plan_run_order(void **state)
 	assert_int_equal(ctx->sink->nsparse, TEST_N);
 	for (uint32_t i = 0; i < TEST_N; i++) {
 		assert_int_equal(ctx->sink->sparse[i].id, p.reg_index[i]);
-		assert_int_equal(ctx->sink->dense[i], ctx->enabled[i] ? 1 : 0); /* switched off: no write */
+		assert_int_equal(ctx->sink->dense[i], ctx->sink->enabled[i] ? 1 : 0); /* switched off: no write */
 	}
 	assert_int_equal(fl_plan_run(&p, ctx, 5, 0), 5);   /* no calls */
 	assert_int_equal(ctx->sink->nsparse, TEST_N);
@@ -268,7 +268,7 @@ static void test_body_share(void **state)
 	print_message("body 0.5: %u of %u calls ran the body\n", ctx->sink->nsparse, CALLS);
 	assert_true(ctx->sink->nsparse > CALLS * 45 / 100 && ctx->sink->nsparse < CALLS * 55 / 100);
 	for (uint32_t i = 0; i < TEST_N; i++)   /* every function ran some bodies, not all */
-		if (ctx->enabled[i])
+		if (ctx->sink->enabled[i])
 			assert_true(ctx->sink->dense[i] > 0 && ctx->sink->dense[i] < 300);
 	assert_int_equal(fl_ctx_set_body(ctx, 65537), -1);
 	assert_int_equal(ctx->body_q16, 32768);
@@ -298,15 +298,14 @@ static void test_ctx_init(void **state)
 	{
 		uint32_t off = 0, absent = 0;
 
-		assert_non_null(a->enabled);
 		assert_non_null(a->has);
 		for (uint32_t i = 0; i < FL_DENSE_SLOTS; i++)
-			off += a->enabled[i] == 0;
+			off += a->sink->enabled[i] == 0;
 		for (uint32_t i = 0; i < FL_STORY_U32; i++)
 			absent += a->has[i] == 0;
 		assert_true(off >= 4 && off <= 40);
 		assert_true(absent <= 20);
-		assert_memory_equal(a->enabled, b->enabled, FL_DENSE_SLOTS);
+		assert_memory_equal(a->sink->enabled, b->sink->enabled, FL_DENSE_SLOTS);
 	}
 	for (uint32_t i = 0; i < a->nqkeys; i++)
 		assert_int_not_equal(a->qkeys[i], 0);

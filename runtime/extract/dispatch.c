@@ -24,7 +24,6 @@ struct ctx_owner {
 	uint64_t story64[FL_STORY_U64];           /* story bytes, FL_STORY_BYTES */
 	uint8_t text[FL_TEXT_BYTES];              /* story text */
 	uint8_t has[FL_STORY_U32];                /* field presence bytes */
-	uint8_t enabled[FL_DENSE_SLOTS];          /* feature switches */
 	uint32_t table[FL_TABLE_SLOTS];           /* lookup table */
 	int16_t emb[FL_EMB_ROWS * FL_EMB_DIM];    /* embedding table, Q8.8 */
 	uint64_t state[FL_STATE_WORDS];           /* mutable per-request state */
@@ -209,7 +208,7 @@ static void ctx_fill_tables(struct ctx_owner *o, uint64_t seed)
 		o->state[i] = dispatch_splitmix64(&rng);
 	/* Feature switches: 1 feature slot in 256 is turned off, as production kill switches. */
 	for (uint32_t i = 0; i < FL_DENSE_SLOTS; i++)
-		o->enabled[i] = (dispatch_splitmix64(&rng) >> 56) != 0;
+		o->sink.enabled[i] = (dispatch_splitmix64(&rng) >> 56) != 0;
 	o->ctx.now_s = CTX_NOW_BASE_S + (uint32_t)(dispatch_splitmix64(&rng) >> 44);
 }
 
@@ -232,7 +231,6 @@ struct fl_ctx *fl_ctx_init(uint64_t seed, uint32_t nqkeys, char *err, size_t err
 	o->ctx.story = (const uint32_t *)o->story64;
 	o->ctx.story64 = o->story64;
 	o->ctx.has = o->has;
-	o->ctx.enabled = o->enabled;
 	o->ctx.text = o->text;
 	o->ctx.table = o->table;
 	o->ctx.emb = o->emb;
