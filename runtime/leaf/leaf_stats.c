@@ -287,7 +287,7 @@ static json_t *stats_cpu_clock(const struct fl_meter_config *cfg, const struct f
 /* JSON keys of the PMU events, in enum fl_pmu_event order. */
 static const char *const pmu_keys[FL_PMU_NEVENTS] = {
 	"instructions", "cycles", "l1i_misses", "itlb_misses", "branches", "branch_misses",
-	"stalled_cycles_frontend",
+	"stalled_cycles_frontend", "topdown_slots", "topdown_fe",
 };
 
 /* "unsupported: why" as a JSON string. */
