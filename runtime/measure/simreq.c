@@ -137,15 +137,24 @@ static const char usage_head[] =
 "counters keep counting while collection is off and are reset only by a dump of code\n"
 "that was collected. With --stage extract use --collect-atstart=no\n"
 "--toggle-collect=fl_plan_run instead: F.2 then holds only the extractor calls of the\n"
-"window. With --pmu a perf counter group counts the same window (hardware path).\n""\n"
+"window. With --pmu a perf counter group counts the same window (hardware path); with\n"
+"--stage extract it is enabled only over each measured request's stage 3 (the time the\n"
+"pipeline charges to extract: fl_plan_run plus per-story context setup and feature\n"
+"derivation), which counted_window_cpu_ns reports (equal to stages.extract.cpu_ns).\n"
+"\n"
 "options (defaults in brackets; the leaf's defaults where the knob is the leaf's):\n";
 
 static const char usage_tail[] =
 "\n"
 "output: a JSON object on stdout (or --json PATH): the configuration, plan footprint,\n"
 "requests, extractor calls, CPU and wall ns of the window and per stage (thread CPU\n"
-"clock; under valgrind these are inflated by instrumentation), and with --pmu the\n"
-"counters or {\"supported\": false, \"why\": ...}. instructions is null unless counted.\n"
+"clock; under valgrind these are inflated by instrumentation; a share is null when no\n"
+"CPU time was measured), counted_window (what --pmu counts) and its CPU time, and with\n"
+"--pmu the counters or {\"supported\": false, \"why\": ...}. Metrics:\n"
+"frontend_stall_cycle_ratio = stalled-cycles-frontend / cycles (a cycle ratio),\n"
+"frontend_bound_slots = top-down front-end bound, a share of pipeline slots, with its\n"
+"formula (Intel perf-metrics or TMA level 1, AMD Zen 4+), unsupported elsewhere.\n"
+"instructions is null unless counted.\n"
 "exit status: 0 done, 2 bad flag, 1 startup or request failure.\n";
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -215,7 +224,50 @@ struct simreq {
 	struct fl_pmu pmu;
 	char pmu_why[FL_PMU_WHY_LEN];
 	struct fl_pmu_counts counts;
+	/* --stage extract --pmu: the stage clock hook's state (simreq_extract_clock) */
+	int in_compute;                /* 1 while fl_pipeline_compute runs */
+	unsigned clock_reads;          /* stage clock reads since compute began */
+	uint64_t extract_t0, extract_t1; /* the reads that opened and closed stage 3 */
+	uint64_t counted_cpu_ns;       /* --stage extract: CPU time between those reads */
 };
+
+/* --stage extract: the counters (--pmu) run only over stage 3. fl_pipeline_compute reads the
+ * stage clock first when stage 3 opens and next when it closes (pipeline.c), so the hook
+ * enables the group after the first read and disables it before the second. The order is
+ * checked after every request: the two reads must span exactly the time the pipeline
+ * charged to stage 3, else the run stops instead of mislabelling what was counted. */
+static uint64_t simreq_extract_clock(void *arg)
+{
+	struct simreq *s = arg;
+	char why[FL_PMU_WHY_LEN];
+	uint64_t t;
+
+	if (!s->in_compute)
+		return fl_thread_cpu_ns();
+	s->clock_reads++;
+	if (s->clock_reads == 2 && s->pmu_open && fl_pmu_disable(&s->pmu, why, sizeof(why)) != 0)
+		die(1, "--pmu: %s", why);
+	t = fl_thread_cpu_ns();
+	if (s->clock_reads == 1) {
+		s->extract_t0 = t;
+		if (s->pmu_open && fl_pmu_enable(&s->pmu, why, sizeof(why)) != 0)
+			die(1, "--pmu: %s", why);
+	} else if (s->clock_reads == 2) {
+		s->extract_t1 = t;
+	}
+	return t;
+}
+
+/* After a request's compute: stage 3's charge must be the hooked reads' span. */
+static void simreq_extract_check(struct simreq *s, const struct fl_work *w, uint64_t i)
+{
+	if (s->clock_reads < 2 ||
+	    w->t.cpu_ns[FL_STAGE_EXTRACT] != s->extract_t1 - s->extract_t0)
+		die(1, "request %llu: --stage extract: the pipeline's stage clock reads no "
+			"longer open and close stage 3 first (%u reads); cannot count extraction "
+			"alone", (unsigned long long)i, s->clock_reads);
+	s->counted_cpu_ns += s->extract_t1 - s->extract_t0;
+}
 
 static uint32_t pct_q16(double pct)
 {
@@ -297,6 +349,8 @@ static void simreq_start(struct simreq *s)
 		else if (!c->quiet)
 			fprintf(stderr, PROG ": --pmu: unsupported: %s\n", s->pmu_why);
 	}
+	if (s->stage_extract)
+		fl_worker_set_cpu_clock(s->wk, simreq_extract_clock, s);
 }
 
 /* Open (on = 1) or close the measured window. Callgrind's jump counters run even while
@@ -309,11 +363,13 @@ static void simreq_window(struct simreq *s, int on)
 
 	if (on) {
 		CALLGRIND_DUMP_STATS_AT("frontload-simreq: before the measured window");
+		/* --stage extract: the stage clock hook enables the group over each stage 3 */
 		if (s->pmu_open && (fl_pmu_reset(&s->pmu, why, sizeof(why)) != 0 ||
-		    fl_pmu_enable(&s->pmu, why, sizeof(why)) != 0))
+		    (!s->stage_extract && fl_pmu_enable(&s->pmu, why, sizeof(why)) != 0)))
 			die(1, "--pmu: %s", why);
 	} else {
-		if (s->pmu_open && fl_pmu_disable(&s->pmu, why, sizeof(why)) != 0)
+		if (s->pmu_open && !s->stage_extract &&
+		    fl_pmu_disable(&s->pmu, why, sizeof(why)) != 0)
 			die(1, "--pmu: %s", why);
 		CALLGRIND_DUMP_STATS_AT("frontload-simreq: measured window");
 	}
@@ -353,7 +409,14 @@ static void simreq_one(struct simreq *s, uint64_t i, const struct fl_bytes *payl
 	w.t.wall_ns[FL_STAGE_OVERHEADS] += fl_mono_ns() - om;
 	/* A denied request (the ACL's share) ends here, as in the leaf. */
 	if (v == FL_OVH_ADMIT) {
-		if (fl_pipeline_compute(s->wk, &w) != 0 || fl_pipeline_reply(s->wk, &w) != 0)
+		/* counted over stage 3 only in measured requests (see simreq_extract_clock) */
+		s->in_compute = measured && s->stage_extract;
+		s->clock_reads = 0;
+		int crc = fl_pipeline_compute(s->wk, &w);
+		if (s->in_compute && crc == 0)
+			simreq_extract_check(s, &w, i);
+		s->in_compute = 0;
+		if (crc != 0 || fl_pipeline_reply(s->wk, &w) != 0)
 			die(1, "request %llu: out of memory", (unsigned long long)i);
 	}
 	fl_overheads_leave(s->ovh);
@@ -437,6 +500,16 @@ static json_t *metric_json(const struct fl_pmu_metric *m)
 	return json_pack("{s:b,s:s}", "supported", 0, "why", m->why);
 }
 
+/* Top-down front-end bound: the value with the formula it came from. */
+static json_t *fe_bound_json(const struct fl_pmu_metrics *m)
+{
+	json_t *o = metric_json(&m->fe_bound);
+
+	if (m->fe_bound_formula)
+		json_object_set_new(o, "formula", json_string(m->fe_bound_formula));
+	return o;
+}
+
 static json_t *simreq_pmu_json(struct simreq *s)
 {
 	if (!s->cfg.pmu)
@@ -460,7 +533,9 @@ static json_t *simreq_pmu_json(struct simreq *s)
 	json_object_set_new(mj, "itlb_mpki", metric_json(&m.itlb_mpki));
 	json_object_set_new(mj, "branch_mpki", metric_json(&m.branch_mpki));
 	json_object_set_new(mj, "branch_miss_pct", metric_json(&m.branch_miss_pct));
-	json_object_set_new(mj, "fe_stall_share", metric_json(&m.fe_stall_share));
+	json_object_set_new(mj, "frontend_stall_cycle_ratio", metric_json(&m.fe_stall_share));
+	json_object_set_new(mj, "frontend_bound_slots", fe_bound_json(&m));
+	json_object_set_new(mj, "mux_scale", json_real(m.max_scale));
 	return json_pack("{s:b,s:b,s:o,s:o}", "supported", 1, "user_only", s->pmu.user_only,
 		"events", ev, "metrics", mj);
 }
@@ -500,9 +575,11 @@ static json_t *simreq_json(struct simreq *s)
 	for (int k = 0; k < FL_STAGE_COUNT; k++) {
 		if (k == FL_STAGE_FANOUT)
 			continue;  /* no network here */
-		json_object_set_new(st, fl_stage_name((enum fl_stage)k), json_pack("{s:I,s:I,s:f}",
+		/* no CPU measured: the share is unknown (null), not 0 */
+		json_object_set_new(st, fl_stage_name((enum fl_stage)k), json_pack("{s:I,s:I,s:o}",
 			"cpu_ns", (json_int_t)s->t.cpu_ns[k], "wall_ns", (json_int_t)s->t.wall_ns[k],
-			"cpu_share", cpu_sum ? (double)s->t.cpu_ns[k] / (double)cpu_sum : 0.0));
+			"cpu_share", cpu_sum ? json_real((double)s->t.cpu_ns[k] / (double)cpu_sum) :
+			json_null()));
 	}
 	o = json_object();
 	json_object_set_new(o, "program", json_string(PROG));
@@ -529,8 +606,13 @@ static json_t *simreq_json(struct simreq *s)
 	json_object_set_new(o, "cpu_ns_per_request",
 		json_real((double)s->window_cpu_ns / (double)c->requests));
 	json_object_set_new(o, "stages", st);
-	json_object_set_new(o, "extract_cpu_share", json_real(cpu_sum ?
-		(double)s->t.cpu_ns[FL_STAGE_EXTRACT] / (double)cpu_sum : 0.0));
+	json_object_set_new(o, "extract_cpu_share", cpu_sum ?
+		json_real((double)s->t.cpu_ns[FL_STAGE_EXTRACT] / (double)cpu_sum) : json_null());
+	json_object_set_new(o, "counted_window", json_string(s->stage_extract ?
+		"stage 3 (extract) of each measured request" :
+		"every stage of the measured requests"));
+	json_object_set_new(o, "counted_window_cpu_ns", json_integer((json_int_t)(
+		s->stage_extract ? s->counted_cpu_ns : s->window_cpu_ns)));
 	const struct fl_pmu_count *ins = &s->counts.ev[FL_PMU_INSTRUCTIONS];
 	if (s->pmu_open && ins->supported) {
 		json_object_set_new(o, "instructions", json_integer((json_int_t)ins->value));

@@ -1128,7 +1128,8 @@ static void meas_hw(struct fl_measured m[M_N], json_t *native)
 	json_t *pmu = json_object_get(native, "pmu");
 	const char *why = json_string_value(json_object_get(pmu, "why"));
 	static const struct { int k; const char *key; double scale; } hw[] = {
-		{ M_L1I, "l1i_mpki", 1 }, { M_IPC, "ipc", 1 }, { M_FE, "fe_stall_share", 100 },
+		/* top-down slots only: the stall-cycle ratio is another quantity (hw_extra) */
+		{ M_L1I, "l1i_mpki", 1 }, { M_IPC, "ipc", 1 }, { M_FE, "frontend_bound_slots", 100 },
 	};
 
 	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
@@ -1146,6 +1147,41 @@ static void meas_hw(struct fl_measured m[M_N], json_t *native)
 	for (int k = M_FP; k <= M_IPTB; k++)
 		meas_none(&m[k], p, "the hardware path reads no per-class counters: use "
 			"--simulate for the instruction mix");
+}
+
+static json_t *num_or_null(double v);
+
+/* A hardware metric of simreq's summary (pmu.metrics.KEY): its value, or NAN. */
+static double hw_metric(json_t *native, const char *key)
+{
+	json_t *mm = json_object_get(json_object_get(json_object_get(native, "pmu"), "metrics"),
+		key);
+
+	return json_is_true(json_object_get(mm, "supported")) ?
+		json_number_value(json_object_get(mm, "value")) : NAN;
+}
+
+/* Hardware figures that have no target: the front-end stall-cycle ratio (a share of
+ * cycles, not of slots, so never judged against the slot target) and the formula of the
+ * top-down figure. Printed and put in the JSON beside the targets. */
+static json_t *hw_extra(json_t *native, int print)
+{
+	json_t *fb = json_object_get(json_object_get(json_object_get(native, "pmu"), "metrics"),
+		"frontend_bound_slots");
+	const char *formula = json_string_value(json_object_get(fb, "formula"));
+	double r = hw_metric(native, "frontend_stall_cycle_ratio");
+
+	if (print) {
+		if (formula)
+			printf("frontend_bound_pct = 100 * %s\n", formula);
+		if (isfinite(r))
+			printf("frontend_stall_cycle_ratio (stalled-cycles-frontend / cycles, no "
+				"target: a share of cycles, not of slots): %.3f\n", r);
+		else
+			printf("frontend_stall_cycle_ratio: unsupported\n");
+	}
+	return json_pack("{s:o,s:o}", "frontend_stall_cycle_ratio", num_or_null(r),
+		"frontend_bound_formula", formula ? json_string(formula) : json_null());
 }
 
 /* ---- validate ---- */
@@ -1654,6 +1690,8 @@ int fm_validate_main(int argc, char **argv)
 			json_null());
 	json_object_set_new(out, "metrics", mets);
 	json_object_set_new(out, "stages_cpu_pct", stages_json(nat.summary));
+	if (!simulated)
+		json_object_set_new(out, "hardware", hw_extra(nat.summary, 0));
 	json_object_set_new(out, "native", json_incref(nat.summary));
 	json_object_set_new(out, "host", fm_host_json());
 	json_t *bj = fm_build_json();
@@ -1688,6 +1726,8 @@ int fm_validate_main(int argc, char **argv)
 		printf("note: %s\n", json_string_value(json_array_get(notes, i)));
 	putchar('\n');
 	print_table(&tg, m, v, have);
+	if (!simulated)
+		json_decref(hw_extra(nat.summary, 1));
 	if (simulated) {
 		const struct fl_mix *x = &sim.mix;
 
