@@ -437,7 +437,7 @@ static void test_classify(void **state)
 		struct fl_dis_class c = fl_dis_classify(t[i].mnem, t[i].ops);
 		if (c.flow != t[i].flow || c.flags != t[i].flags) {
 			char got[96], want[96];
-			struct fl_dis_class w = { t[i].flow, t[i].flags };
+			struct fl_dis_class w = { t[i].flow, t[i].flags, c.rep_string };
 			fail_msg("%zu: '%s %s': got %s, want %s", i + 1, t[i].mnem, t[i].ops,
 				fl_dis_class_str(c, got, sizeof got), fl_dis_class_str(w, want, sizeof want));
 		}
@@ -743,6 +743,115 @@ static void test_mix_snippet_live(void **state)
 		fail_msg("cannot remove %s", dir);
 }
 
+
+/* 13. rep string instructions count once per execution: executions = Ir - jcnd taken at
+ * the instruction (valgrind re-enters it once per iteration). The callgrind text has the
+ * shape valgrind 3.19 writes for rep movsb with rcx = 100 called 10 times; repz ret is not
+ * a string instruction; a rep stos without jcnd data stays uncorrected and is counted. */
+static const char rep_objdump[] =
+	"prog:     file format elf64-x86-64\n\n\n"
+	"Disassembly of section .text:\n\n"
+	"0000000000001129 <cp>:\n"
+	"    1129:\tmov    %rdi,%rcx\n"
+	"    112c:\tlea    0x3f0d(%rip),%rdi        # 5040 <a>\n"
+	"    1133:\tlea    0x2f06(%rip),%rsi        # 4040 <b>\n"
+	"    113a:\trep movsb %ds:(%rsi),%es:(%rdi)\n"
+	"    113c:\tret\n"
+	"    113d:\tnop\n"
+	"0000000000001150 <r>:\n"
+	"    1150:\trepz ret\n"
+	"    1152:\tnop\n"
+	"0000000000001160 <st>:\n"
+	"    1160:\trep stos %al,%es:(%rdi)\n"
+	"    1162:\tret\n";
+static const char rep_cg[] =
+	"version: 1\n"
+	"positions: instr\n"
+	"events: Ir I1mr\n"
+	"ob=prog\n"
+	"fn=cp\n"
+	"0x1129 10 1\n"
+	"+3 10\n"
+	"+7 10\n"
+	"+7 10 20\n"
+	"jcnd=10/10 *\n"
+	"*\n"
+	"* 1000\n"
+	"jcnd=990/1000 *\n"
+	"*\n"
+	"+2 10\n"
+	"fn=r\n"
+	"0x1150 5\n"
+	"fn=st\n"
+	"0x1160 50\n"
+	"+2 50\n";
+
+static void test_mix_rep(void **state)
+{
+	(void)state;
+	struct fl_cg cg;
+	struct fl_dis d;
+	struct fl_mix m;
+	char err[256];
+
+	assert_true(fl_dis_classify("rep movsb", "%ds:(%rsi),%es:(%rdi)").rep_string);
+	assert_true(fl_dis_classify("repz cmpsb", "%es:(%rdi),%ds:(%rsi)").rep_string);
+	assert_true(fl_dis_classify("repnz scas", "%es:(%rdi),%al").rep_string);
+	assert_true(fl_dis_classify("rep stos", "%rax,%es:(%rdi)").rep_string);
+	assert_true(fl_dis_classify("rep lods", "%ds:(%rsi),%al").rep_string);
+	assert_false(fl_dis_classify("repz ret", "").rep_string);
+	assert_false(fl_dis_classify("movsb", "%ds:(%rsi),%es:(%rdi)").rep_string);
+	assert_false(fl_dis_classify("movsd", "%xmm1,%xmm0").rep_string);
+	assert_false(fl_dis_classify("rep bsf", "%eax,%ecx").rep_string);
+
+	fl_cg_init(&cg);
+	if (parse_text(&cg, rep_cg, sizeof rep_cg - 1, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	fl_dis_init(&d);
+	FILE *f = fmemopen((void *)rep_objdump, sizeof rep_objdump - 1, "r");
+	assert_non_null(f);
+	if (fl_dis_parse_stream(&d, f, "rep", err, sizeof err) != 0)
+		fail_msg("%s", err);
+	fclose(f);
+	struct fl_mix_obj obj = { .dis = &d, .ob_name = "prog" };
+	if (fl_mix_compute(&m, &cg, &obj, 1, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(m.ir_total, 1155);
+	assert_int_equal(m.rep_ir, 1060);
+	assert_int_equal(m.rep_execs, 60);
+	assert_int_equal(m.rep_ir_removed, 1000);
+	assert_int_equal(m.rep_uncorrected_ir, 50);
+	assert_int_equal(m.ir_hw, 155);
+	assert_true(m.rep_corrected);
+	assert_int_equal(m.insns, 155);
+	assert_int_equal(m.loads, 10 + 10 + 5 + 50);  /* movsb, ret, repz ret, ret */
+	assert_int_equal(m.stores, 10 + 50);          /* movsb once per execution, stos */
+	assert_int_equal(m.taken_branches, 10 + 5 + 50);
+	assert_int_equal(m.jcnd_elsewhere, 0);
+	assert_true(m.insns_per_taken > 2.384 && m.insns_per_taken < 2.385); /* 155 / 65 */
+	assert_true(m.l1i_mpki.available);
+	assert_true(m.l1i_mpki.value > 135.48 && m.l1i_mpki.value < 135.49); /* 21000 / 155 */
+
+	/* The rates alone cannot correct: per valgrind Ir, and said so. */
+	struct fl_mix r;
+	memset(&r, 0, sizeof r);
+	fl_mix_rates(&r, &cg);
+	assert_false(r.rep_corrected);
+	assert_int_equal(r.ir_hw, 1155);
+	assert_true(r.l1i_mpki.value > 18.18 && r.l1i_mpki.value < 18.19); /* 21000 / 1155 */
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	fl_mix_print(&m, out);
+	fclose(out);
+	assert_non_null(strstr(text, "rep string correction: 1000 Ir removed (86.580% of Ir"));
+	free(text);
+	fl_dis_free(&d);
+	fl_cg_free(&cg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_dis_guess_bias),
 		cmocka_unit_test(test_mix_fixture),
 		cmocka_unit_test(test_mix_snippet_live),
+		cmocka_unit_test(test_mix_rep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,9 +298,34 @@ static enum fl_dis_flow dis_flow(const char *b, const struct dis_ops *o)
 	return FL_DIS_NONE;
 }
 
+/* String instructions, which a rep prefix repeats (cmpsd/movsd as SSE take %xmm
+ * operands and are excluded by the caller's simd test). */
+static const char *const dis_string_ops[] = {
+	"movs", "stos", "lods", "cmps", "scas", "ins", "outs", NULL,
+};
+
+/* Does a rep/repe/repz/repne/repnz word come before the mnemonic at w? */
+static int dis_rep_prefixed(const char *mnem, const char *w)
+{
+	for (const char *p = mnem; p < w;) {
+		while (p < w && (*p == ' ' || *p == '\t'))
+			p++;
+		const char *q = p;
+		while (q < w && *q != ' ' && *q != '\t')
+			q++;
+		size_t n = (size_t)(q - p);
+		if ((n == 3 && strncmp(p, "rep", 3) == 0) ||
+		    (n == 4 && (strncmp(p, "repz", 4) == 0 || strncmp(p, "repe", 4) == 0)) ||
+		    (n == 5 && (strncmp(p, "repnz", 5) == 0 || strncmp(p, "repne", 5) == 0)))
+			return 1;
+		p = q;
+	}
+	return 0;
+}
+
 struct fl_dis_class fl_dis_classify(const char *mnem, const char *ops)
 {
-	struct fl_dis_class c = { FL_DIS_NONE, 0 };
+	struct fl_dis_class c = { FL_DIS_NONE, 0, 0 };
 	char b[DIS_MAX_WORD];
 	size_t mlen;
 	if (!mnem)
@@ -325,6 +350,7 @@ struct fl_dis_class fl_dis_classify(const char *mnem, const char *ops)
 	dis_operands(ops, branch, &o);
 	c.flow = dis_flow(b, &o);
 	c.flags = dis_memory(b, &o, c.flow) | dis_compute(b, &o);
+	c.rep_string = !o.simd && dis_rep_prefixed(mnem, w) && dis_is_any(b, dis_string_ops);
 	return c;
 }
 

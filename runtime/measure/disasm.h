@@ -32,7 +32,8 @@
  *          load (pop mem: also store), call = store (return address; call *mem: also load),
  *          ret/lret/iret and leave = load, enter = store, movs = load+store, stos/ins =
  *          store, lods/cmps/scas/outs = load. A rep-prefixed string instruction is one
- *          instruction per iteration in valgrind's counts.
+ *          instruction per iteration in valgrind's counts: rep_string marks it ("repz ret"
+ *          and other rep prefixes on non-string instructions are not marked).
  *   fp     scalar_fp: x87 (f* except fxsave/fxrstor/femms) and SSE/AVX scalar forms
  *          ([v]...ss/sd such as addsd, movss, vfmadd231sd, cvt* without a packed type such
  *          as cvtsi2sd/cvttsd2si, [v]ucomis*, [v]comis*). vector: any other instruction
@@ -75,6 +76,9 @@ enum {
 struct fl_dis_class {
 	enum fl_dis_flow flow; /* control flow */
 	unsigned flags;        /* FL_DIS_* flags */
+	int rep_string;        /* 1: rep/repe/repne + movs/stos/lods/cmps/scas/ins/outs, which
+	                        * valgrind counts once per iteration and hardware retires once
+	                        * per execution (mix.h corrects for it) */
 };
 
 /* One instruction of the table. */

@@ -13,9 +13,9 @@ static const char *mix_basename(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* 1000 * event / Ir when both exist and Ir > 0. */
+/* 1000 * event / ir when both exist and ir > 0 (ir: Ir less the rep correction). */
 static void mix_rate(struct fl_mix_rate *r, const struct fl_cg *cg, const char *event,
-	const char *option)
+	const char *option, uint64_t ir)
 {
 	int e = fl_cg_event(cg, event);
 	memset(r, 0, sizeof *r);
@@ -25,21 +25,43 @@ static void mix_rate(struct fl_mix_rate *r, const struct fl_cg *cg, const char *
 		snprintf(r->why, sizeof r->why, "no Ir event");
 	else if (e < 0)
 		snprintf(r->why, sizeof r->why, "no %s event (callgrind %s)", event, option);
-	else if (cg->totals[cg->ir_event] == 0)
+	else if (ir == 0)
 		snprintf(r->why, sizeof r->why, "Ir is 0");
 	else {
 		r->available = 1;
-		r->value = 1000.0 * (double)cg->totals[e] / (double)cg->totals[cg->ir_event];
+		r->value = 1000.0 * (double)cg->totals[e] / (double)ir;
 	}
+}
+
+static void mix_rates_over(struct fl_mix *m, const struct fl_cg *cg, uint64_t ir)
+{
+	mix_rate(&m->l1i_mpki, cg, "I1mr", "--cache-sim=yes", ir);
+	mix_rate(&m->lli_mpki, cg, "ILmr", "--cache-sim=yes", ir);
+	mix_rate(&m->cond_mpki, cg, "Bcm", "--branch-sim=yes", ir);
+	mix_rate(&m->ind_mpki, cg, "Bim", "--branch-sim=yes", ir);
 }
 
 void fl_mix_rates(struct fl_mix *m, const struct fl_cg *cg)
 {
 	m->ir_total = cg->ir_event >= 0 ? cg->totals[cg->ir_event] : 0;
-	mix_rate(&m->l1i_mpki, cg, "I1mr", "--cache-sim=yes");
-	mix_rate(&m->lli_mpki, cg, "ILmr", "--cache-sim=yes");
-	mix_rate(&m->cond_mpki, cg, "Bcm", "--branch-sim=yes");
-	mix_rate(&m->ind_mpki, cg, "Bim", "--branch-sim=yes");
+	m->ir_hw = m->ir_total;
+	m->rep_corrected = 0;
+	mix_rates_over(m, cg, m->ir_total);
+}
+
+/* Executions of a rep string instruction from its callgrind entry (see mix.h): every
+ * taken jcnd= there re-entered the instruction for one more iteration. */
+static uint64_t mix_rep_execs(struct fl_mix *m, const struct fl_cg_insn *e)
+{
+	m->rep_ir += e->ir;
+	if (e->njcnd == 0 || e->jcnd_taken > e->ir) {
+		m->rep_uncorrected_ir += e->ir;
+		m->rep_execs += e->ir;
+		return e->ir;
+	}
+	m->rep_execs += e->ir - e->jcnd_taken;
+	m->rep_ir_removed += e->jcnd_taken;
+	return e->ir - e->jcnd_taken;
 }
 
 /* Which given object each callgrind object is (-1: none): exact names first, then
@@ -167,13 +189,16 @@ int fl_mix_compute(struct fl_mix *m, const struct fl_cg *cg, struct fl_mix_obj *
 			m->unmatched_ir += e->ir;
 			continue;
 		}
-		mix_add(m, d->cls, e->ir);
+		mix_add(m, d->cls, d->cls.rep_string ? mix_rep_execs(m, e) : e->ir);
 		if (d->cls.flow == FL_DIS_COND)
 			m->cond_taken += e->jcnd_taken;
-		else if (e->njcnd)
+		else if (e->njcnd && !d->cls.rep_string)
 			m->jcnd_elsewhere++;
 	}
 	free(map);
+	m->ir_hw = m->ir_total - m->rep_ir_removed;
+	m->rep_corrected = 1;
+	mix_rates_over(m, cg, m->ir_hw);
 	m->taken_branches = m->cond_taken + m->jmp + m->jmp_ind + m->call + m->call_ind + m->ret;
 	m->taken_rate = m->cond ? (double)m->cond_taken / (double)m->cond : 0;
 	m->insns_per_taken = m->taken_branches ?
@@ -200,6 +225,17 @@ void fl_mix_print(const struct fl_mix *m, FILE *out)
 	uint64_t t = m->insns;
 	fprintf(out, "dynamic instruction mix: %llu classified of %llu Ir\n",
 		(unsigned long long)t, (unsigned long long)m->ir_total);
+	if (m->rep_corrected)
+		fprintf(out, "  rep string correction: %llu Ir removed (%.3f%% of Ir; %llu rep "
+			"executions from %llu Ir%s), %llu instructions as hardware counts them\n",
+			(unsigned long long)m->rep_ir_removed, m->ir_total ? 100.0 *
+			(double)m->rep_ir_removed / (double)m->ir_total : 0.0,
+			(unsigned long long)m->rep_execs, (unsigned long long)m->rep_ir,
+			m->rep_uncorrected_ir ? "; some without jcnd data, uncorrected" : "",
+			(unsigned long long)m->ir_hw);
+	else
+		fprintf(out, "  rep string correction: not applied (no classification): rates "
+			"per valgrind Ir\n");
 	fprintf(out, "  %-22s %14s %8s\n", "class", "count", "share");
 	mix_row(out, "conditional branch", m->cond, t);
 	fprintf(out, "  %-22s %14llu %7.2f%% of conditional\n", "  taken",
@@ -229,7 +265,8 @@ void fl_mix_print(const struct fl_mix *m, FILE *out)
 			(unsigned long long)m->unmapped_addrs, (unsigned long long)m->unmapped_ir,
 			(unsigned long long)m->unmatched_addrs, (unsigned long long)m->unmatched_ir,
 			(unsigned long long)m->jcnd_elsewhere);
-	fprintf(out, "per 1000 Ir:\n");
+	fprintf(out, "per 1000 instructions (%llu: Ir less the rep correction):\n",
+		(unsigned long long)m->ir_hw);
 	mix_rate_row(out, "L1i misses (I1mr)", &m->l1i_mpki);
 	mix_rate_row(out, "LL instr misses (ILmr)", &m->lli_mpki);
 	mix_rate_row(out, "cond mispredicts (Bcm)", &m->cond_mpki);

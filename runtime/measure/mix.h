@@ -8,10 +8,23 @@
  * (fl_dis_guess_bias). Addresses that do not map are counted, never dropped: "unmapped"
  * when their object was not given, "unmatched" when it was but no instruction starts there.
  *
+ * rep string instructions (fl_dis_class.rep_string): valgrind translates rep movs/stos/
+ * lods/cmps/scas as a one-instruction loop that re-enters its own address per iteration,
+ * so its Ir counts iterations (plus the final rcx == 0 check), while hardware retires the
+ * instruction once per execution. Callgrind (--collect-jumps=yes) writes each iteration's
+ * re-entry as a taken jcnd= from the instruction to itself and the leaving one as not
+ * taken, so executions = Ir - jcnd taken at that address (checked on valgrind 3.19:
+ * rep movsb with rcx 100, called 10 times: Ir 1010, jcnd taken 1000, 10 executions; repz
+ * cmpsb stopping after 51 of 200: Ir 153, taken 150, 3). The mix counts executions, and
+ * the rates' denominator is ir_hw = ir_total - rep_ir_removed. A rep instruction without
+ * jcnd data (no --collect-jumps) cannot be corrected: its Ir is kept and counted in
+ * rep_uncorrected_ir.
+ *
  * Shares are of classified instructions (insns). Taken branches = taken conditional
  * branches (from jcnd=, so callgrind needs --collect-jumps=yes) + all executed jumps,
  * calls and returns. Rates per kilo-instruction use the file's Ir total (all collected
- * code) and need the events: I1mr/ILmr from --cache-sim=yes, Bcm/Bim from --branch-sim=yes.
+ * code) less the rep correction (ir_hw), and need the events: I1mr/ILmr from
+ * --cache-sim=yes, Bcm/Bim from --branch-sim=yes.
  */
 #ifndef FL_MIX_H
 #define FL_MIX_H
@@ -37,14 +50,23 @@ struct fl_mix_obj {
 /* A derived rate that may be missing from the data. */
 struct fl_mix_rate {
 	int available;  /* 0: value is meaningless, why says what is missing */
-	double value;   /* events per 1000 Ir */
+	double value;   /* events per 1000 instructions (ir_hw) */
 	char why[96];   /* reason when unavailable */
 };
 
 /* Dynamic counts (instructions executed) and derived rates. */
 struct fl_mix {
 	uint64_t ir_total;       /* Ir total of the callgrind file (sum of self costs) */
-	uint64_t insns;          /* classified: Ir at addresses matched to an instruction */
+	uint64_t ir_hw;          /* ir_total - rep_ir_removed: instructions as hardware
+	                          * retires them; the rates' denominator */
+	uint64_t insns;          /* classified: executions at addresses matched to an
+	                          * instruction (Ir, each rep string execution once) */
+	uint64_t rep_ir;         /* valgrind Ir at rep string instructions */
+	uint64_t rep_execs;      /* ... their executions (what hardware retires) */
+	uint64_t rep_ir_removed; /* rep_ir - rep_execs: per-iteration Ir the correction took out */
+	uint64_t rep_uncorrected_ir; /* Ir at rep string instructions without jcnd data */
+	int rep_corrected;       /* 1: the rep correction ran (instructions were classified);
+	                          * 0: ir_hw = ir_total, uncorrected (fl_mix_rates alone) */
 	uint64_t cond;           /* conditional branches executed */
 	uint64_t cond_taken;     /* ... taken (jcnd= counts at conditional-branch addresses) */
 	uint64_t jmp;            /* direct unconditional jumps */
@@ -68,9 +90,8 @@ struct fl_mix {
 	uint64_t unmapped_ir;    /* ... their Ir */
 	uint64_t unmatched_addrs; /* addresses of given objects with no instruction start */
 	uint64_t unmatched_ir;   /* ... their Ir */
-	uint64_t jcnd_elsewhere; /* addresses with jcnd= data not classified conditional:
-	                          * normally rep string instructions, which valgrind runs as
-	                          * a loop with a conditional exit */
+	uint64_t jcnd_elsewhere; /* addresses with jcnd= data neither conditional nor rep
+	                          * string (rep string jcnd= is the correction's input) */
 	struct fl_mix_rate l1i_mpki;  /* 1000 * I1mr / Ir */
 	struct fl_mix_rate lli_mpki;  /* 1000 * ILmr / Ir */
 	struct fl_mix_rate cond_mpki; /* 1000 * Bcm / Ir (conditional mispredicts) */
@@ -84,7 +105,8 @@ struct fl_mix {
 int fl_mix_compute(struct fl_mix *m, const struct fl_cg *cg, struct fl_mix_obj *objs,
 	size_t nobjs, char *err, size_t errlen);
 
-/* Per-kilo-instruction rates only (fills the four fl_mix_rate fields and ir_total). */
+/* Per-kilo-instruction rates only (fills the four fl_mix_rate fields, ir_total and
+ * ir_hw = ir_total: without classification the rep correction cannot run). */
 void fl_mix_rates(struct fl_mix *m, const struct fl_cg *cg);
 
 /* Write a small human-readable table of m to out. */
