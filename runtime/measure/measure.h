@@ -62,8 +62,9 @@ struct fm_run {
 	uint64_t warmup, requests;
 	const char *stage;               /* "all" or "extract" */
 	struct fm_cache i1, d1, ll;      /* geometry given to valgrind (representable) */
-	int mix;                         /* simulated: per-instruction data, jumps, branch sim
-	                                    and objdump classes (else cache totals only) */
+	int mix;                         /* simulated: branch simulation too (per-instruction
+	                                    data, jumps and objdump classes always: the rep
+	                                    string correction needs them) */
 	int pmu;                         /* native: --pmu */
 	const char *tmpdir;              /* scratch directory (exists) */
 	const char *tag;                 /* file name prefix inside tmpdir */
@@ -104,10 +105,10 @@ void fm_native_free(struct fm_native *n);
 /* Counts and derived figures of one simulated run. */
 struct fm_sim {
 	json_t *summary;         /* simreq's JSON summary from the run under valgrind */
-	struct fl_mix mix;       /* rates always; mix counts only when run with mix */
+	struct fl_mix mix;       /* rates and classified counts (branch counts need mix) */
 	uint64_t ir, i1mr, ilmr, bc, bcm, bi, bim;  /* event totals (0 when not simulated) */
 	double wall_s;
-	double classified_share; /* insns / ir_total: Ir covered by disassembled objects */
+	double classified_share; /* insns / ir_hw: instructions covered by disassembled objects */
 	char objects[1024];      /* disassembled objects, comma separated basenames */
 	char cmd[8192];          /* the valgrind command line */
 };

@@ -510,11 +510,11 @@ int fm_sim_start(const struct fm_run *r, struct fm_sim_job *job, char *err, size
 	argv[n++] = i1;
 	argv[n++] = d1;
 	argv[n++] = ll;
-	if (r->mix) {
-		argv[n++] = "--dump-instr=yes";
-		argv[n++] = "--dump-line=no";
-		argv[n++] = "--collect-jumps=yes";
-	}
+	/* Per-instruction counts and jumps always: the rep string correction of every rate
+	 * needs them (mix.h), with or without the full mix. */
+	argv[n++] = "--dump-instr=yes";
+	argv[n++] = "--dump-line=no";
+	argv[n++] = "--collect-jumps=yes";
 	if (strcmp(r->stage, "extract") == 0)
 		argv[n++] = "--toggle-collect=fl_plan_run";
 	argv[n++] = cgo;
@@ -926,8 +926,9 @@ static int sim_mix(struct fl_cg *cg, struct fm_dis_cache *cache, struct fm_sim *
 	}
 	if (fl_mix_compute(&out->mix, cg, objs, nobjs, err, errlen) != 0)
 		goto out;
-	out->classified_share = out->mix.ir_total ?
-		(double)out->mix.insns / (double)out->mix.ir_total : 0;
+	/* both sides count rep string executions once */
+	out->classified_share = out->mix.ir_hw ?
+		(double)out->mix.insns / (double)out->mix.ir_hw : NAN;
 	rc = 0;
 out:
 	for (size_t i = 0; i < nobjs; i++)
@@ -990,12 +991,10 @@ int fm_sim_finish(const struct fm_run *r, struct fm_sim_job *job, int status,
 			job->window);
 		goto out;
 	}
-	if (r->mix) {
-		if (sim_mix(&cg, r->dcache, out, err, errlen) != 0)
-			goto out;
-	} else {
-		fl_mix_rates(&out->mix, &cg);
-	}
+	/* Classified always (without --branch-sim when !r->mix): the rates' denominator needs
+	 * the rep string correction. */
+	if (sim_mix(&cg, r->dcache, out, err, errlen) != 0)
+		goto out;
 	rc = 0;
 out:
 	fl_cg_free(&cg);
@@ -1427,6 +1426,20 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A figure as text (buf of 32), "n/a" when not measured. */
+static const char *num_str(double v, const char *fmt, char *buf)
+{
+	if (!isfinite(v))
+		return "n/a";
+	snprintf(buf, 32, fmt, v);
+	return buf;
+}
+
+static const char *rate_str(const struct fl_mix_rate *r, const char *fmt, char *buf)
+{
+	return num_str(r->available ? r->value : NAN, fmt, buf);
+}
+
 static json_t *mix_json(const struct fm_sim *s)
 {
 	const struct fl_mix *x = &s->mix;
@@ -1434,8 +1447,16 @@ static json_t *mix_json(const struct fm_sim *s)
 	uint64_t n = x->insns;
 
 	json_object_set_new(o, "ir", json_integer((json_int_t)s->ir));
+	json_object_set_new(o, "instructions", json_integer((json_int_t)x->ir_hw));
+	json_object_set_new(o, "rep_ir_removed", json_integer((json_int_t)x->rep_ir_removed));
+	json_object_set_new(o, "rep_ir_removed_pct", num_or_null(pct(x->rep_ir_removed,
+		x->ir_total)));
+	json_object_set_new(o, "rep_executions", json_integer((json_int_t)x->rep_execs));
+	json_object_set_new(o, "rep_ir", json_integer((json_int_t)x->rep_ir));
+	json_object_set_new(o, "rep_uncorrected_ir",
+		json_integer((json_int_t)x->rep_uncorrected_ir));
 	json_object_set_new(o, "classified", json_integer((json_int_t)n));
-	json_object_set_new(o, "classified_share", json_real(s->classified_share));
+	json_object_set_new(o, "classified_share", num_or_null(s->classified_share));
 	json_object_set_new(o, "objects", json_string(s->objects));
 	json_object_set_new(o, "cond_branch_pct", num_or_null(pct(x->cond, n)));
 	json_object_set_new(o, "cond_taken_rate", n ? json_real(x->taken_rate) : json_null());
@@ -1475,6 +1496,8 @@ static json_t *rates_json(const struct fm_sim *s)
 	for (size_t i = 0; i < sizeof(rr) / sizeof(rr[0]); i++)
 		json_object_set_new(o, rr[i].k, rr[i].r->available ? json_real(rr[i].r->value) :
 			json_null());
+	json_object_set_new(o, "per_1000", json_string(x->rep_corrected ?
+		"instructions: Ir less rep string iterations (mix.instructions)" : "valgrind Ir"));
 	json_object_set_new(o, "cond_mispredict_pct", num_or_null(pct(s->bcm, s->bc)));
 	json_object_set_new(o, "indirect_mispredict_pct", num_or_null(pct(s->bim, s->bi)));
 	return o;
@@ -1486,7 +1509,7 @@ static json_t *stages_json(json_t *native)
 	const char *k;
 
 	json_object_foreach(st, k, v)
-		json_object_set_new(o, k, json_real(100.0 * fm_json_num(v, "cpu_share")));
+		json_object_set_new(o, k, num_or_null(100.0 * fm_json_num(v, "cpu_share")));
 	return o;
 }
 
@@ -1731,28 +1754,36 @@ int fm_validate_main(int argc, char **argv)
 	if (simulated) {
 		const struct fl_mix *x = &sim.mix;
 
-		printf("\nsimulated rates (per 1000 instructions, %llu Ir in the window):\n",
-			(unsigned long long)sim.ir);
-		printf("  L1i MPKI %.2f, LL code MPKI %.3f, conditional branch MPKI %.2f (%.2f%% "
-			"mispredicted), indirect branch MPKI %.3f\n", x->l1i_mpki.value,
-			x->lli_mpki.value, x->cond_mpki.value, pct(sim.bcm, sim.bc), x->ind_mpki.value);
-		printf("instruction mix (%.1f%% of Ir classified; objects: %s):\n",
+		char r1[32], r2[32], r3[32], r4[32], r5[32];
+
+		printf("\nsimulated rates (per 1000 instructions: %llu Ir in the window, less %llu "
+			"Ir of rep string iterations (%.3f%%) = %llu instructions as hardware retires "
+			"them):\n", (unsigned long long)sim.ir, (unsigned long long)x->rep_ir_removed,
+			pct(x->rep_ir_removed, x->ir_total), (unsigned long long)x->ir_hw);
+		printf("  L1i MPKI %s, LL code MPKI %s, conditional branch MPKI %s (%s%% "
+			"mispredicted), indirect branch MPKI %s\n", rate_str(&x->l1i_mpki, "%.2f", r1),
+			rate_str(&x->lli_mpki, "%.3f", r2), rate_str(&x->cond_mpki, "%.2f", r3),
+			num_str(pct(sim.bcm, sim.bc), "%.2f", r4), rate_str(&x->ind_mpki, "%.3f", r5));
+		printf("instruction mix (%.1f%% of instructions classified; objects: %s):\n",
 			100 * sim.classified_share, sim.objects);
 		printf("  conditional %.2f%% (taken %.1f%%), calls %.2f%%, returns %.2f%%, loads "
 			"%.2f%%, stores %.2f%%, scalar FP %.2f%%, vector %.2f%%, divides %.3f%%, "
-			"%.2f instructions per taken branch\n", pct(x->cond, x->insns),
+			"%s instructions per taken branch\n", pct(x->cond, x->insns),
 			100 * x->taken_rate, pct(x->call + x->call_ind, x->insns), pct(x->ret, x->insns),
 			pct(x->loads, x->insns), pct(x->stores, x->insns), pct(x->scalar_fp, x->insns),
 			pct(x->vector, x->insns), pct(x->int_div + x->fp_div, x->insns),
-			x->insns_per_taken);
+			num_str(x->taken_branches ? x->insns_per_taken : NAN, "%.2f", r1));
 	}
 	printf("stage CPU share (native run, thread CPU clock):");
 	{
 		json_t *st = json_object_get(nat.summary, "stages"), *sv;
 		const char *sk;
 
-		json_object_foreach(st, sk, sv)
-			printf(" %s %.1f%%", sk, 100 * fm_json_num(sv, "cpu_share"));
+		json_object_foreach(st, sk, sv) {
+			char b[32];
+
+			printf(" %s %s%%", sk, num_str(100 * fm_json_num(sv, "cpu_share"), "%.1f", b));
+		}
 	}
 	printf("\n");
 	if (simulated) {
@@ -1857,7 +1888,8 @@ static void calibrate_usage(FILE *fp)
 "Finds the extractor calls per request that give L1i MPKI X: L1i MPKI rises with calls\n"
 "per request, as extraction's share of the instructions grows against the small-footprint\n"
 "stages. Geometric bisection between --min-calls and --max-calls, one measured run per\n"
-"step (simulated: callgrind cache totals only, no mix; hardware: perf L1i misses). When\n"
+"step (simulated: callgrind cache totals per instruction, without branch simulation, so\n"
+"rep string iterations count once (see mix); hardware: perf L1i misses). When\n"
 "X is above the MPKI at --max-calls, it then bisects the body share (--body, % of calls\n"
 "running their full body: fewer instructions per fetched function) down to --body-min.\n"
 "Prints each step and the settings found (--calls-per-request N [--body P]).\n"
@@ -2005,6 +2037,7 @@ int fm_calibrate_main(int argc, char **argv)
 		return FM_EXIT_RUN;
 	}
 	r.tmpdir = tmp;
+	r.dcache = fm_dis_cache_new(); /* each step's objects disassembled once (NULL: per step) */
 	c.r = &r;
 	c.max_runs = (int)a.max_runs;
 	c.steps = json_array();
@@ -2118,6 +2151,7 @@ int fm_calibrate_main(int argc, char **argv)
 out:
 	keep_files(tmp, a.keep);
 	fm_rmtree(tmp);
+	fm_dis_cache_free(r.dcache);
 	json_decref(c.steps);
 	json_decref(notes);
 	return rc;
