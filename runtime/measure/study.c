@@ -438,9 +438,13 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 			{
 				char d3[32], d4[32];
 
-				fprintf(stderr, FM_PROG ": [%zu/%zu] %s: L1i MPKI %.2f (%s; estimated "
+				char mk[32] = "n/a";
+
+				if (q->sim.mix.l1i_mpki.available)
+					snprintf(mk, sizeof(mk), "%.2f", q->sim.mix.l1i_mpki.value);
+				fprintf(stderr, FM_PROG ": [%zu/%zu] %s: L1i MPKI %s (%s; estimated "
 					"%s); %s elapsed of ~%s\n", finished, todo, lab,
-					q->sim.mix.l1i_mpki.value, fm_dur_str(q->sim.wall_s, d1, sizeof(d1)),
+					mk, fm_dur_str(q->sim.wall_s, d1, sizeof(d1)),
 					fm_dur_str(q->eta_s, d2, sizeof(d2)),
 					fm_dur_str(fm_now() - t0, d3, sizeof(d3)),
 					fm_dur_str(total_s, d4, sizeof(d4)));
@@ -478,13 +482,13 @@ static void st_row(const struct st_point *q, double v[12])
 	v[8] = x->insns ? sh(x->scalar_fp, x->insns) : NAN;
 	v[9] = x->insns ? sh(x->int_div + x->fp_div, x->insns) : NAN;
 	v[10] = x->taken_branches ? x->insns_per_taken : NAN;
-	v[11] = (double)q->sim.ir / req;
+	v[11] = (double)x->ir_hw / req; /* each rep string execution once (mix.h) */
 }
 
 static const char *const st_cols[12] = {
 	"l1i_mpki", "ll_code_mpki", "cond_branch_mpki", "indirect_branch_mpki",
 	"cond_branch_pct", "cond_taken_pct", "call_ret_pct", "mem_pct", "scalar_fp_pct",
-	"div_pct", "insns_per_taken_branch", "ir_per_request",
+	"div_pct", "insns_per_taken_branch", "insns_per_request",
 };
 
 static void fnum(FILE *fp, double v)
@@ -667,7 +671,7 @@ static int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	fprintf(fp, "## Footprint x calls per request\n\n");
 	fprintf(fp, "| copies | functions | calls/req | L1i MPKI | LL code MPKI | cond br MPKI | "
 		"ind br MPKI | cond br %% | taken %% | call+ret %% | ld+st %% | scalar FP %% | "
-		"div %% | insns/taken br | Ir/request | status |\n");
+		"div %% | insns/taken br | instructions/request | status |\n");
 	fprintf(fp, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 		"---|\n");
 	for (size_t i = 0; i < n; i++) {
@@ -705,7 +709,8 @@ static int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 				continue;
 			fprintf(fp, "| %u KiB | ", q->i1_bytes / 1024);
 			if (q->done)
-				md_num(fp, q->sim.mix.l1i_mpki.value, "%.2f");
+				md_num(fp, q->sim.mix.l1i_mpki.available ?
+					q->sim.mix.l1i_mpki.value : NAN, "%.2f");
 			else
 				fputs("-", fp);
 			fprintf(fp, " | %s |\n", q->done ? "ok" : q->why);

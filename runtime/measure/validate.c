@@ -1534,12 +1534,14 @@ static int write_json(json_t *o, const char *path)
 
 static void print_native_line(json_t *ns, double wall)
 {
+	char b[32];
+
 	fprintf(stderr, FM_PROG ": native run: %.1f s, %.0f functions in the plan of %.0f, "
-		"%.0f extractor calls per request, %.2f ms CPU per request, extraction %.1f%% of "
+		"%.0f extractor calls per request, %.2f ms CPU per request, extraction %s%% of "
 		"request CPU\n", wall, fm_json_num(ns, "plan_functions"),
 		fm_json_num(ns, "library_functions"), fm_json_num(ns, "extract_calls_per_request"),
 		fm_json_num(ns, "cpu_ns_per_request") / 1e6,
-		100 * fm_json_num(ns, "extract_cpu_share"));
+		num_str(100 * fm_json_num(ns, "extract_cpu_share"), "%.1f", b));
 }
 
 /* Native run (stage shares, cost estimate) then the simulated run. */
