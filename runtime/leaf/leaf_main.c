@@ -198,11 +198,12 @@ static const char usage_tail[] =
 "  pmu        enabled, supported, why, user_only; per pool (ranker, io, fanout) and\n"
 "             total: threads, threads_counted, instructions, cycles, l1i_misses,\n"
 "             itlb_misses, branches, branch_misses, stalled_cycles_frontend,\n"
-"             topdown_slots, topdown_fe (counts, scaled for multiplexing), ipc, l1i_mpki, itlb_mpki, branch_mpki (per 1000\n"
-"             instructions), branch_miss_pct, fe_stall_share (0..1), mux_scale\n"
-"             (largest enabled/running of any thread, 1 = never multiplexed), enabled_ns and running_ns per\n"
-"             event. What cannot be counted is the string \"unsupported: <why>\", never\n"
-"             a number.\n"
+"             topdown_slots, topdown_fe (counts, scaled for multiplexing), ipc,\n"
+"             l1i_mpki, itlb_mpki, branch_mpki (per 1000 instructions),\n"
+"             branch_miss_pct, fe_stall_share (stalled cycles / cycles, 0..1),\n"
+"             mux_scale (largest enabled/running of any thread, 1 = never\n"
+"             multiplexed), enabled_ns and running_ns per event. What cannot be\n"
+"             counted is the string \"unsupported: <why>\", never a number.\n"
 "exit status: 0 after a clean stop, 2 on a bad flag, 1 when startup fails (library,\n"
 "data file, certificate, address or port in use, --cpu-clock perf-mmap unavailable).\n";
 
