@@ -11,7 +11,8 @@
 # stage CPU shares summing to 100% +- 0.5, the rep string correction consistent
 # (instructions = Ir - Ir removed), mix shares within 0..100. Last, frontload-simreq
 # --stage extract natively: what --pmu counts is stage 3 alone (counted_window_cpu_ns is
-# the stage's CPU time), and --pmu without counters says why with no number.
+# the stage's CPU time), and --pmu without counters says why with no number; with a
+# thread CPU clock that stands still (LD_PRELOAD) every stage share is null, not 0.
 # Env: FL_BUILDDIR (binaries), FL_SRCDIR. Exit 0/1, 77 to skip (no valgrind); the last
 # line is a one-line summary (or the skip reason).
 set -u
@@ -116,6 +117,34 @@ jq -e '(.pmu.supported == false and (.pmu.why | length > 0) and .instructions ==
 	fail "--pmu: neither counts nor a reason: $(jq -c .pmu "$T/s.json")"
 ssum=$(jq '[.stages[].cpu_share] | add' "$T/s.json")
 within 0.995 1.005 "$ssum" "simreq stage shares' sum"
+
+# No CPU time measured (a thread CPU clock that stands still, by LD_PRELOAD): every stage
+# share is null, not 0.
+cat >"$T/still.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <time.h>
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+	if (id == CLOCK_THREAD_CPUTIME_ID) {
+		ts->tv_sec = 1;
+		ts->tv_nsec = 0;
+		return 0;
+	}
+	if (!real)
+		real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	return real(id, ts);
+}
+C
+"${CC:-cc}" -shared -fPIC -o "$T/still.so" "$T/still.c" -ldl ||
+	fail "cannot build the still-clock preload"
+LD_PRELOAD="$T/still.so" "$S" --lib "$B/libfrontload-extract.so" --active-copies 2 \
+	--warmup 0 --requests 1 --quiet --json "$T/z.json" 2>"$T/z.err" ||
+	fail "simreq with a still clock failed: $(tail -n 2 "$T/z.err")"
+jq -e '.window_cpu_ns == 0 and .extract_cpu_share == null and
+	([.stages[].cpu_share] | all(. == null))' "$T/z.json" >/dev/null ||
+	fail "no CPU measured, yet shares: $(jq -c '{extract_cpu_share, s: [.stages[].cpu_share]}' "$T/z.json")"
 
 mpki=$(jq '.metrics.l1i_mpki * 100 | round / 100' "$T/v.json")
 rem=$(jq '.mix.rep_ir_removed_pct * 1000 | round / 1000' "$T/v.json")
