@@ -31,7 +31,7 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_REAL("growth", cfg.search.growth, 1.01, 100, "X", "4", "capacity-probe "
 		"multiplier: the probe rate grows by X until the leaf saturates"),
 	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "5", "bisection stops "
-		"when (fail - pass) / pass <= PCT percent", .div = 100, .alt = "10"),
+		"when (fail - pass) / pass <= PCT percent", .div = 100),
 	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, 64, "N", "16", "judged search steps "
 		"in all (bracket, bisect, re-measure, and repeats of unsure or driver-limited "
 		"steps); capacity probes and final windows are extra", .alt = "12"),
@@ -45,11 +45,12 @@ static const struct fl_cli_opt run_opts[] = {
 		"latencies --p95-interval asks for)", .alt = "4"),
 	FL_OPT_REAL("max-step-seconds", cfg.search.max_step_s, 0.5, 86400, "S", "60",
 		"longest measured seconds of a search step: an unsure step is re-measured for "
-		"twice as long up to this", .alt = "16"),
+		"twice as long up to this", .alt = "12"),
 	FL_OPT_REAL("probe-seconds", cfg.search.probe_s, 0.2, 3600, "S", "2", "measured "
 		"seconds of a capacity probe", .alt = "1.5"),
 	FL_OPT_REAL("p95-interval", cfg.search.ci_pct, 0.1, 4.9, "PCT", "1", "size steps for "
-		"a p95 95% interval of +- PCT percentile points (1: p94..p96, 1825 latencies)"),
+		"a p95 95% interval of +- PCT percentile points (1: p94..p96, 1825 latencies; 2: "
+		"p93..p97, 456)", .alt = "2"),
 	FL_OPT_REAL("final-seconds", cfg.search.final_s, 1, 86400, "S", "300", "measured "
 		"seconds of the steady final window at the chosen rate", .alt = "15"),
 	FL_OPT_STR("qps", qps, "R[,R...]", NULL, "fixed mode: no search; run each rate (per "
@@ -57,8 +58,8 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_REAL("duration", cfg.duration_s, 0.5, 86400, "S", "60", "fixed mode: measured "
 		"seconds per rate", .alt = "4"),
 	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute and a half, for smoke "
-		"tests and CI: 1 s warm-up, 1.5 s probes, 4..16 s steps, tolerance 10%, 12 steps, "
-		"15 s final window (flags given explicitly still win)"),
+		"tests and CI: 1 s warm-up, 1.5 s probes, 4..12 s steps sized for a p95 interval of "
+		"+- 2 points, 12 steps, 15 s final window (flags given explicitly still win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),

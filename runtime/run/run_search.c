@@ -436,7 +436,7 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 	enum fl_verdict v = st.phase == FL_PHASE_PROBE ? FL_VERDICT_UNJUDGED :
 		fl_search_judge(c, o, buf, sizeof buf);
 	if (st.phase == FL_PHASE_PROBE)
-		snprintf(buf, sizeof buf, "capacity probe, not judged: %.1f of %.1f qps answered",
+		snprintf(buf, sizeof buf, "capacity probe: %.1f of %.1f qps answered",
 			o->achieved_qps, o->offered_qps > 0 ? o->offered_qps : o->requested_qps);
 	/* Unsure at the longest step (or in a final window) is a miss: not known to hold. */
 	int longest = st.phase == FL_PHASE_FINAL || st.duration_s >= c->max_step_s;
