@@ -354,7 +354,12 @@ static void search_decide(struct fl_search *s)
 				"missed the SLA; %g qps passed", c->max_steps, s->lo);
 			search_to_final(s, 0, note);
 		} else {
-			search_set(s, s->lo * step, FL_PHASE_BRACKET);
+			/* Up by step, then by step^2 once two bracket steps passed: at most ~21%
+			 * past the last pass (10% tolerance), fewer steps from a low estimate. */
+			unsigned ups = 0;
+			for (unsigned i = 0; i < s->nprobes; i++)
+				ups += s->probes[i].step.phase == FL_PHASE_BRACKET && s->probes[i].pass;
+			search_set(s, s->lo * (ups >= 2 ? step * step : step), FL_PHASE_BRACKET);
 		}
 		return;
 	}

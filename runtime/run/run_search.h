@@ -11,8 +11,9 @@
  *             leaf sees a bounded (closed-loop-like) concurrency. The first probe whose
  *             replies fall below 85% of the offered rate saturated the leaf: its reply
  *             rate is the capacity C. No probe is judged against the SLA.
- *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance) while a step passes, down by it
- *             while one fails, so no step is pushed far past the knee.
+ *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance; step^2 after two passes) while
+ *             a step passes, down by it (faster each time) while one fails, so no step is
+ *             pushed far past the knee.
  *   bisect    the geometric midpoint of the highest pass (lo) and the lowest fail (hi)
  *             until (hi - lo) / lo <= tolerance; one step stays in reserve for the
  *             re-measure.
