@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 command -v jq >/dev/null 2>&1 || { echo "search_repeat.sh: needs jq" >&2; exit 2; }
+build=$(cd "$build" && pwd) || exit 2
 run=$build/frontload
 [ -x "$run" ] || { echo "search_repeat.sh: $run not built" >&2; exit 2; }
 root=$(mktemp -d /tmp/frontload-search.XXXXXX)
