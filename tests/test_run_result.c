@@ -183,6 +183,149 @@ static void test_pmu_delta_odd(void **state)
 	json_decref(res);
 }
 
+/* Write result.json and steps.csv for r (its dir made here); return result.json parsed
+ * and steps.csv's text in csv. */
+static json_t *write_run(struct fl_run *r, char *csv, size_t csvlen)
+{
+	char dir[] = "/tmp/fl-test-result.XXXXXX", path[256], err[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(r->dir, sizeof r->dir, "%s", dir);
+	snprintf(r->run_id, sizeof r->run_id, "test");
+	assert_int_equal(fl_result_write(r, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	json_t *j = fl_result_load_json(path);
+	assert_non_null(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/steps.csv", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(csv, 1, csvlen - 1, f);
+	csv[n] = 0;
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+	return j;
+}
+
+/* A driver step line: p95 300 ms with its interval, or (empty) no OK reply at all, the
+ * p95 null as the driver writes it then. */
+static void parse_step(struct fl_run_obs *o, int empty)
+{
+	char err[256];
+	const char *full = "{\"requested_qps\": 100, \"achieved_qps\": 99, \"window_s\": 10, "
+		"\"sent\": 1000, \"ok\": 990, \"backlogged\": 3, \"inflight_ceiling\": 140, "
+		"\"latency_ms\": {\"count\": 990, \"p50\": 100, \"p95\": 300, \"p99\": 400}, "
+		"\"p95_interval_ms\": {\"lo\": 280, \"hi\": 320, \"confidence\": 0.95}, "
+		"\"errors\": {\"total\": 0}, \"driver_limited\": false}";
+	const char *none = "{\"requested_qps\": 100, \"achieved_qps\": 0, \"window_s\": 10, "
+		"\"sent\": 1000, \"latency_ms\": {\"count\": 0, \"p50\": null, \"p95\": null}, "
+		"\"p95_interval_ms\": null, \"errors\": {\"total\": 1000}, "
+		"\"driver_limited\": true}";
+	assert_int_equal(fl_result_parse_obs(empty ? none : full, o, err, sizeof err), 0);
+}
+
+/* 5. Item 1: a search whose final window failed: converged false, sla_bound_qps null,
+ * lower_bound_qps set (times instances), the final window's verdict and interval; the
+ * steps carry their verdict and p95 interval, in steps.csv too. */
+static void test_result_not_converged(void **state)
+{
+	(void)state;
+	struct fl_run r;
+	struct fl_run_instance in;
+	struct fl_run_obs obs[2];
+	struct fl_run_step steps[2];
+	char csv[4096];
+
+	memset(&r, 0, sizeof r);
+	memset(&in, 0, sizeof in);
+	memset(steps, 0, sizeof steps);
+	fl_search_config_default(&r.cfg.search);
+	r.ninst = 1;
+	r.inst = &in;
+	parse_step(&obs[0], 0);
+	parse_step(&obs[1], 1);
+	for (int i = 0; i < 2; i++) {
+		steps[i].number = (unsigned)i + 1;
+		steps[i].phase = i ? FL_PHASE_FINAL : FL_PHASE_REMEASURE;
+		steps[i].ninst = 1;
+		steps[i].inst = &obs[i];
+		steps[i].inflight = 140;
+		fl_result_step_aggregate(&steps[i]);
+		steps[i].verdict = fl_search_judge(&r.cfg.search, &steps[i].sum, steps[i].why,
+			sizeof steps[i].why);
+		steps[i].pass = steps[i].verdict == FL_VERDICT_PASS;
+	}
+	assert_int_equal(steps[0].verdict, FL_VERDICT_PASS);
+	assert_int_equal(steps[1].verdict, FL_VERDICT_UNJUDGED);  /* driver-limited */
+	r.steps = steps;
+	r.nsteps = 2;
+	r.final_step = 1;
+	r.final_host_cpu_pct = -1;
+	fl_search_init(&r.search, &r.cfg.search);
+	r.search.state = FL_SEARCH_DONE;
+	r.search.converged = 0;
+	r.search.final_qps = 100;
+	r.search.lower_bound_qps = 90;
+	r.search.sla_bound_qps = 0;
+	snprintf(r.search.reason, sizeof r.search.reason, "the final window missed");
+
+	json_t *j = write_run(&r, csv, sizeof csv);
+	assert_true(json_is_false(json_object_get(j, "converged")));
+	assert_true(json_is_null(json_object_get(j, "sla_bound_qps")));
+	assert_true(json_real_value(json_object_get(j, "lower_bound_qps")) == 90);
+	assert_true(json_is_false(json_object_get(j, "final_pass")));
+	assert_string_equal(json_string_value(json_object_get(j, "final_verdict")), "unjudged");
+	/* Not measured is null, never 0: no OK reply, no p95, no interval, no CPU. */
+	assert_true(json_is_null(json_object_get(j, "p95_ms")));
+	assert_true(json_is_null(json_object_get(j, "p50_ms")));
+	assert_true(json_is_null(json_object_get(j, "final_p95_interval_ms")));
+	assert_true(json_is_null(json_object_get(j, "host_cpu_util_pct")));
+	const json_t *st0 = json_array_get(json_object_get(j, "steps"), 0);
+	const json_t *ci = json_object_get(st0, "p95_interval_ms");
+	assert_true(json_real_value(json_object_get(ci, "lo")) == 280);
+	assert_true(json_real_value(json_object_get(ci, "hi")) == 320);
+	assert_string_equal(json_string_value(json_object_get(st0, "verdict")), "pass");
+	assert_int_equal(json_integer_value(json_object_get(st0, "inflight_ceiling")), 140);
+	assert_int_equal(json_integer_value(json_object_get(st0, "latencies")), 990);
+	const json_t *st1 = json_array_get(json_object_get(j, "steps"), 1);
+	assert_true(json_is_true(json_object_get(st1, "driver_limited")));
+	const json_t *s = json_object_get(j, "search");
+	assert_true(json_is_null(json_object_get(s, "sla_bound_qps")));
+	json_decref(j);
+
+	assert_non_null(strstr(csv, ",p95_lo_ms,p95_hi_ms,latencies,verdict,driver_limited,"
+		"inflight_ceiling,duration_s,why\n"));
+	assert_non_null(strstr(csv, ",280.000,320.000,990,pass,0,140,"));
+	/* The empty step: p50/p95/p99 and the interval empty, not 0. */
+	assert_non_null(strstr(csv, "\n2,final,100.000,0.000,,,,1000,"));
+	assert_non_null(strstr(csv, ",,,0,unjudged,1,140,"));
+
+	/* Converged: the SLA bound (x instances), no lower bound. */
+	r.search.converged = 1;
+	r.search.sla_bound_qps = 100;
+	r.search.lower_bound_qps = 0;
+	j = write_run(&r, csv, sizeof csv);
+	assert_true(json_is_true(json_object_get(j, "converged")));
+	assert_true(json_real_value(json_object_get(j, "sla_bound_qps")) == 100);
+	assert_true(json_is_null(json_object_get(j, "lower_bound_qps")));
+	json_decref(j);
+	for (int i = 0; i < 2; i++)
+		fl_result_obs_free(&obs[i]);
+}
+
+/* 6. A stage share over a window with no CPU measured is null, not 0. */
+static void test_stage_share_null(void **state)
+{
+	(void)state;
+	json_t *pre = leaf_snapshot(1, 0), *post = leaf_snapshot(1, 0);
+	json_t *res = result_with(pre, post);  /* same cpu_ns: nothing in the window */
+	const json_t *share = json_object_get(json_object_get(leaf_of(res), "final_window"),
+		"cpu_share");
+	assert_true(json_is_object(share));
+	assert_true(json_is_null(json_object_get(share, "extract")));
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_pmu_delta_unsupported),
 		cmocka_unit_test(test_cpu_clock),
 		cmocka_unit_test(test_pmu_delta_odd),
+		cmocka_unit_test(test_result_not_converged),
+		cmocka_unit_test(test_stage_share_null),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* test_run_search.c: the SLA search state machine against a synthetic latency model. */
+/* test_run_search.c: the SLA search state machine against synthetic step outcomes.
+ * Build: ninja tests/test_run_search. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,19 +9,25 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "run_ci.h"
 #include "run_search.h"
+
+/* What a synthetic step is made to do, whatever the model says. */
+enum force { F_NONE, F_PASS, F_FAIL, F_STRADDLE, F_DRIVER };
 
 /* A service whose p95 is 200 ms far below the knee and reaches the SLA (700 ms) exactly
  * at `knee` qps, rising steeply past it; replies keep up to `capacity` qps. Noise
- * multiplies p95 by 1 +- noise (seeded xorshift). force_at / force_pass: probe number
- * force_at (0-based; -1: none) passes or fails whatever the model says. */
+ * multiplies p95 by 1 +- noise (seeded xorshift). The p95's interval is p95 x (1 +- 10
+ * delta), delta = 1.96 sqrt(0.0475 / n), n = qps x seconds: 10% at 1825 latencies,
+ * narrower for longer steps. force[i] overrides step i (0-based, probes included);
+ * final_force overrides every final window. */
 struct model {
 	double knee;
 	double capacity;
 	double noise;
 	uint64_t rng;
-	int force_at;
-	int force_pass;
+	enum force force[FL_SEARCH_MAX_PROBES];
+	enum force final_force;
 	int calls;
 };
 
@@ -32,52 +39,96 @@ static double model_uniform(struct model *m)
 	return (double)(m->rng >> 11) / 9007199254740992.0;
 }
 
-static struct fl_search_obs model_measure(struct model *m, double qps)
+static struct fl_search_obs model_measure(struct model *m, const struct fl_search_step *st)
 {
 	struct fl_search_obs o = { 0 };
-	o.requested_qps = qps;
-	o.offered_qps = qps;
-	o.achieved_qps = qps < m->capacity ? qps : m->capacity;
-	o.requests = (uint64_t)(qps * 20) + 1;
-	o.p95_ms = 200 + 500 * exp((qps - m->knee) / (m->knee * 0.05));
+	double q = st->qps, n = q * st->duration_s;
+	enum force f = m->force[m->calls];
+
+	if (st->phase == FL_PHASE_FINAL && m->final_force != F_NONE)
+		f = m->final_force;
+	o.requested_qps = q;
+	o.offered_qps = q;
+	o.achieved_qps = q < m->capacity ? q : m->capacity;
+	o.requests = (uint64_t)n + 1;
+	o.latencies = (uint64_t)n + 1;
+	o.p95_ms = 200 + 500 * exp((q - m->knee) / (m->knee * 0.05));
 	o.p95_ms *= 1 + m->noise * (2 * model_uniform(m) - 1);
-	if (m->calls == m->force_at) {
-		o.p95_ms = m->force_pass ? 100 : 5000;
-		o.achieved_qps = qps;
+	if (f == F_PASS)
+		o.p95_ms = 100;
+	else if (f == F_FAIL)
+		o.p95_ms = 5000;
+	else if (f == F_STRADDLE)
+		o.p95_ms = 690;
+	if (f != F_NONE)
+		o.achieved_qps = q;
+	double w = 10 * 1.96 * sqrt(0.0475 / (n > 1 ? n : 1));
+	o.p95_lo_ms = o.p95_ms * (1 - w);
+	o.p95_hi_ms = o.p95_ms * (1 + w);
+	if (f == F_STRADDLE) {
+		o.p95_lo_ms = 650;
+		o.p95_hi_ms = 730;
 	}
+	o.driver_limited = f == F_DRIVER;
 	m->calls++;
 	return o;
 }
 
-/* Run the whole search; returns the probe count. */
+/* Run the whole search; returns the step count. */
 static unsigned run_search(struct fl_search *s, const struct fl_search_config *c,
 	struct model *m)
 {
-	double q;
-	enum fl_search_phase ph;
+	struct fl_search_step st;
 	unsigned n = 0;
 
 	fl_search_init(s, c);
-	while (fl_search_next(s, &q, &ph)) {
-		assert_true(q > 0);
-		assert_true(q <= c->max_qps);
-		struct fl_search_obs o = model_measure(m, q);
+	while (fl_search_next(s, &st)) {
+		assert_true(st.qps > 0);
+		assert_true(st.qps <= c->max_qps);
+		assert_true(st.duration_s > 0 && st.inflight >= 1);
+		struct fl_search_obs o = model_measure(m, &st);
 		assert_true(fl_search_record(s, &o, NULL, 0) >= 0);
 		n++;
-		assert_true(n <= c->max_steps);
+		assert_true(n <= FL_SEARCH_MAX_PROBES);
 	}
 	assert_int_equal(n, s->nprobes);
+	assert_true(s->judged_steps <= c->max_steps);
+	assert_true(s->finals <= c->max_finals);
 	return n;
 }
 
 static struct model model_make(double knee, uint64_t seed)
 {
-	struct model m = { knee, knee * 1.2, 0.03, seed * 0x9E3779B97F4A7C15ull | 1, -1, 0, 0 };
+	struct model m;
+	memset(&m, 0, sizeof m);
+	m.knee = knee;
+	m.capacity = knee * 1.1;
+	m.noise = 0.03;
+	m.rng = seed * 0x9E3779B97F4A7C15ull | 1;
 	return m;
 }
 
-/* Knee at 137 qps with 3% noise, defaults: converges within 12 steps to a rate within
- * the tolerance below the knee, after re-measuring it. */
+/* The outcome agrees with itself: an SLA bound only when converged, then the last final
+ * window's rate, passed; a lower bound only when not converged. */
+static void assert_consistent(const struct fl_search *s)
+{
+	assert_int_equal(s->state, FL_SEARCH_DONE);
+	if (s->converged) {
+		assert_true(s->sla_bound_qps > 0);
+		assert_true(s->sla_bound_qps == s->final_qps);
+		assert_true(s->lower_bound_qps == 0);
+		const struct fl_search_probe *last = &s->probes[s->nprobes - 1];
+		assert_int_equal(last->step.phase, FL_PHASE_FINAL);
+		assert_true(last->pass);
+		assert_true(last->step.qps == s->sla_bound_qps);
+	} else {
+		assert_true(s->sla_bound_qps == 0);
+	}
+}
+
+/* Knee at 137 qps, capacity 151, 3% noise, defaults: probes find the capacity, the
+ * bracket starts near it and never goes far past it, and the search converges within the
+ * tolerance below the knee, its rate passed twice and the final window passed there. */
 static void test_converges_default(void **state)
 {
 	(void)state;
@@ -86,25 +137,30 @@ static void test_converges_default(void **state)
 	fl_search_config_default(&c);
 	for (uint64_t seed = 1; seed <= 30; seed++) {
 		struct model m = model_make(137, seed);
-		unsigned n = run_search(&s, &c, &m);
-		assert_true(n <= 12);
+		run_search(&s, &c, &m);
+		assert_consistent(&s);
 		assert_true(s.converged);
-		assert_true(s.chosen_qps <= 137.5);
-		assert_true(s.chosen_qps >= 137 / 1.05 - 1);
-		assert_non_null(strstr(s.reason, "meets the SLA (confirmed by a re-measure)"));
-		/* The chosen rate was probed at least twice, passing each time. */
-		unsigned seen = 0;
-		for (unsigned i = 0; i < s.nprobes; i++)
-			if (s.probes[i].qps == s.chosen_qps) {
-				assert_true(s.probes[i].pass);
-				seen++;
-			}
-		assert_true(seen >= 2);
-		assert_int_equal(s.probes[s.nprobes - 1].phase, FL_PHASE_REMEASURE);
+		assert_true(s.capacity_saturated);
+		assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
+		assert_true(s.sla_bound_qps <= 137);
+		assert_true(s.sla_bound_qps >= 137 / 1.05 * 0.97);
+		assert_non_null(strstr(s.reason, "final window"));
+		unsigned passes = 0;
+		for (unsigned i = 0; i < s.nprobes; i++) {
+			const struct fl_search_probe *p = &s.probes[i];
+			if (p->step.phase != FL_PHASE_PROBE)
+				assert_true(p->step.qps <= 1.25 * s.capacity_qps);
+			passes += p->step.qps == s.sla_bound_qps && p->pass;
+			/* Every judged step long enough for the p95 interval target. */
+			if (p->step.phase != FL_PHASE_PROBE && p->step.phase != FL_PHASE_FINAL)
+				assert_true(p->step.duration_s >= fl_search_step_seconds(&c,
+					p->step.qps));
+		}
+		assert_true(passes >= 3);  /* twice in the search, once in the final window */
 	}
 }
 
-/* Knees across three decades, with a budget that allows them: always within tolerance. */
+/* Knees across three decades: always converged within the tolerance below the knee. */
 static void test_converges_many_knees(void **state)
 {
 	(void)state;
@@ -112,42 +168,225 @@ static void test_converges_many_knees(void **state)
 	struct fl_search_config c;
 	struct fl_search s;
 	fl_search_config_default(&c);
-	c.max_steps = 24;
 	for (size_t k = 0; k < sizeof knees / sizeof knees[0]; k++) {
 		for (uint64_t seed = 1; seed <= 10; seed++) {
 			struct model m = model_make(knees[k], seed);
 			run_search(&s, &c, &m);
+			assert_consistent(&s);
 			assert_true(s.converged);
-			assert_true(s.chosen_qps <= knees[k] * 1.005);
-			assert_true(s.chosen_qps >= knees[k] / 1.05 * 0.99);
+			assert_true(s.sla_bound_qps <= knees[k]);
+			assert_true(s.sla_bound_qps >= knees[k] / 1.05 * 0.97);
 		}
 	}
-	/* Growth 4 (the --quick bracket) with a 10% tolerance also converges. */
-	c.growth = 4;
-	c.tolerance = 0.10;
-	c.max_steps = 9;
-	struct model m = model_make(137, 3);
-	run_search(&s, &c, &m);
-	assert_true(s.converged);
-	assert_true(s.chosen_qps <= 137.5 && s.chosen_qps >= 137 / 1.10 - 1);
+	/* The --quick profile: 12 steps, 4..12 s steps, p95 interval +- 2 points. */
+	c.max_steps = 12;
+	c.step_s = 4;
+	c.max_step_s = 12;
+	c.final_s = 15;
+	c.ci_pct = 2;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		struct model m = model_make(300, seed);
+		run_search(&s, &c, &m);
+		assert_consistent(&s);
+		assert_true(s.converged);
+		assert_true(s.sla_bound_qps <= 300 && s.sla_bound_qps >= 300 / 1.05 * 0.97);
+	}
 }
 
-/* Nothing passes: one probe, no rate, converged = 0 with the reason. */
+/* Item 1: the final window fails. The search steps down and runs the final window
+ * again at a lower rate; sla_bound_qps is that rate only if it passed there. */
+static void test_final_fails_steps_down(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	struct model m = model_make(137, 4);
+	fl_search_init(&s, &c);
+	int finals = 0;
+	double first_final = 0;
+	while (fl_search_next(&s, &st)) {
+		if (st.phase == FL_PHASE_FINAL && finals++ == 0) {
+			first_final = st.qps;
+			m.force[m.calls] = F_FAIL;
+		}
+		struct fl_search_obs o = model_measure(&m, &st);
+		fl_search_record(&s, &o, NULL, 0);
+	}
+	assert_consistent(&s);
+	assert_int_equal(finals, 2);
+	assert_int_equal(s.finals, 2);
+	assert_true(first_final > 0);
+	assert_true(s.final_qps < first_final);
+	/* The failed rate is now the upper end; the bound lies below it. */
+	assert_true(s.hi <= first_final);
+	if (s.converged)
+		assert_true(s.sla_bound_qps < first_final);
+}
+
+/* Item 1: every final window fails. Not converged, no SLA bound; what is left is a lower
+ * bound (a rate that passed every time it was judged, below the failed windows). */
+static void test_final_always_fails(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	fl_search_config_default(&c);
+	struct model m = model_make(137, 2);
+	m.final_force = F_FAIL;
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_false(s.converged);
+	assert_true(s.sla_bound_qps == 0);
+	assert_int_equal(s.finals, c.max_finals);
+	assert_true(s.lower_bound_qps > 0 && s.lower_bound_qps < s.final_qps);
+	assert_non_null(strstr(s.reason, "final window at"));
+	assert_non_null(strstr(s.reason, "missed"));
+
+	/* With one final window allowed it ends after the first. */
+	c.max_finals = 1;
+	m = model_make(137, 2);
+	m.final_force = F_FAIL;
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_false(s.converged);
+	assert_int_equal(s.finals, 1);
+}
+
+/* Item 1: the step budget runs out before the knee is bracketed within the tolerance.
+ * The final window still runs at the best pass, and passes, but that is a lower bound,
+ * never an SLA bound. */
+static void test_budget_lower_bound(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	fl_search_config_default(&c);
+	c.max_steps = 2;
+	struct model m = model_make(137, 1);
+	m.noise = 0;
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_false(s.converged);
+	assert_true(s.sla_bound_qps == 0);
+	assert_true(s.lower_bound_qps > 0 && s.lower_bound_qps <= 137);
+	assert_non_null(strstr(s.reason, "step budget"));
+	assert_non_null(strstr(s.reason, "lower bound"));
+	assert_int_equal(s.probes[s.nprobes - 1].step.phase, FL_PHASE_FINAL);
+	assert_true(s.probes[s.nprobes - 1].pass);
+}
+
+/* Item 13: a step whose p95 interval straddles the SLA is not judged: the same rate runs
+ * again for twice as long; at max_step_s unsure counts as a miss. */
+static void test_straddle_measures_longer(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st, st2;
+	char why[320];
+	fl_search_config_default(&c);
+	struct model m = model_make(137, 1);
+	fl_search_init(&s, &c);
+	/* Run the probes. */
+	while (fl_search_next(&s, &st) && st.phase == FL_PHASE_PROBE) {
+		struct fl_search_obs o = model_measure(&m, &st);
+		fl_search_record(&s, &o, NULL, 0);
+	}
+	assert_int_equal(st.phase, FL_PHASE_BRACKET);
+	double lo = s.lo, hi = s.hi;
+	m.force[m.calls] = F_STRADDLE;
+	struct fl_search_obs o = model_measure(&m, &st);
+	assert_int_equal(fl_search_record(&s, &o, why, sizeof why), FL_VERDICT_UNSURE);
+	assert_non_null(strstr(why, "inside the p95's 95% interval 650.0..730.0"));
+	assert_true(s.lo == lo && s.hi == hi);  /* nothing learnt */
+	assert_int_equal(fl_search_next(&s, &st2), 1);
+	assert_true(st2.qps == st.qps && st2.phase == st.phase);
+	assert_true(st2.duration_s == fmin(2 * st.duration_s, c.max_step_s));
+	/* Unsure until the longest step: then a miss, and the rate is the upper end. */
+	while (st2.duration_s < c.max_step_s) {
+		m.force[m.calls] = F_STRADDLE;
+		o = model_measure(&m, &st2);
+		assert_int_equal(fl_search_record(&s, &o, NULL, 0), FL_VERDICT_UNSURE);
+		fl_search_next(&s, &st2);
+		assert_true(st2.qps == st.qps);
+	}
+	m.force[m.calls] = F_STRADDLE;
+	o = model_measure(&m, &st2);
+	assert_int_equal(fl_search_record(&s, &o, why, sizeof why), FL_VERDICT_UNSURE);
+	assert_non_null(strstr(why, "counted as a miss"));
+	assert_true(s.hi == st.qps);
+	assert_true(s.probes[s.nprobes - 1].miss);
+	fl_search_next(&s, &st2);
+	assert_true(st2.qps < st.qps);
+}
+
+/* Item 13: a driver-limited step is never judged: same rate again with twice the
+ * in-flight ceiling; a third time in a row ends the search without a bound from it. */
+static void test_driver_limited_not_judged(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st, st2;
+	fl_search_config_default(&c);
+	struct model m = model_make(137, 1);
+	fl_search_init(&s, &c);
+	while (fl_search_next(&s, &st) && st.phase == FL_PHASE_PROBE) {
+		struct fl_search_obs o = model_measure(&m, &st);
+		fl_search_record(&s, &o, NULL, 0);
+	}
+	assert_int_equal(st.inflight, fl_search_inflight(&c, st.qps, 0));
+	for (unsigned k = 1; k <= 2; k++) {
+		m.force[m.calls] = F_DRIVER;
+		struct fl_search_obs o = model_measure(&m, k == 1 ? &st : &st2);
+		o.p95_ms = 100;  /* would pass: still not judged */
+		o.p95_lo_ms = 90;
+		o.p95_hi_ms = 110;
+		assert_int_equal(fl_search_record(&s, &o, NULL, 0), FL_VERDICT_UNJUDGED);
+		assert_true(s.lo == 0 && s.hi == 0);
+		assert_false(s.probes[s.nprobes - 1].pass || s.probes[s.nprobes - 1].miss);
+		fl_search_next(&s, &st2);
+		assert_true(st2.qps == st.qps && st2.phase == st.phase);
+		assert_int_equal(st2.inflight, st.inflight << k);
+	}
+	m.force[m.calls] = F_DRIVER;
+	struct fl_search_obs o = model_measure(&m, &st2);
+	assert_int_equal(fl_search_record(&s, &o, NULL, 0), FL_VERDICT_UNJUDGED);
+	assert_int_equal(s.state, FL_SEARCH_DONE);
+	assert_consistent(&s);
+	assert_false(s.converged);
+	assert_true(s.lower_bound_qps == 0);
+	assert_non_null(strstr(s.reason, "driver limited"));
+
+	/* One driver-limited step in a run: the search still converges, on judged steps. */
+	m = model_make(137, 3);
+	m.force[6] = F_DRIVER;
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_true(s.converged);
+	assert_int_equal(s.probes[6].verdict, FL_VERDICT_UNJUDGED);
+}
+
+/* Nothing passes: no SLA bound, no lower bound, the reason. */
 static void test_always_fail(void **state)
 {
 	(void)state;
 	struct fl_search_config c;
 	struct fl_search s;
 	fl_search_config_default(&c);
-	struct model m = model_make(1, 1);  /* knee far below the start rate */
-	unsigned n = run_search(&s, &c, &m);
-	assert_int_equal(n, 1);
+	struct model m = model_make(1e-6, 1);
+	m.capacity = 100;  /* replies keep up, latency never meets the SLA */
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
 	assert_false(s.converged);
-	assert_true(s.chosen_qps == 0);
-	assert_non_null(strstr(s.reason, "even START qps misses SLA"));
+	assert_true(s.lower_bound_qps == 0 && s.final_qps == 0);
+	assert_non_null(strstr(s.reason, "misses the SLA"));
 }
 
-/* Everything passes up to --max-qps: the cap is probed, then converged = 0. */
+/* Everything passes up to --max-qps: probes reach the cap, the cap passes, and the final
+ * window there is a lower bound. */
 static void test_always_pass_to_max(void **state)
 {
 	(void)state;
@@ -157,142 +396,168 @@ static void test_always_pass_to_max(void **state)
 	c.max_qps = 500;
 	struct model m = model_make(1e9, 1);
 	m.capacity = 1e12;
-	unsigned n = run_search(&s, &c, &m);
-	assert_int_equal(n, 8);  /* 4, 8, ..., 256, then 500 */
-	assert_true(s.probes[7].qps == 500);
-	assert_false(s.converged);
-	assert_true(s.chosen_qps == 500);
-	assert_non_null(strstr(s.reason, "SLA never reached below max"));
-
-	/* Without a cap in reach the step budget ends it, also with a reason. */
-	c.max_qps = 1e6;
-	m = model_make(1e9, 1);
-	m.capacity = 1e12;
 	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_false(s.capacity_saturated);
+	assert_true(s.capacity_qps == 500);
 	assert_false(s.converged);
-	assert_true(s.chosen_qps == 4 * pow(2, 11));
-	assert_non_null(strstr(s.reason, "step budget"));
+	assert_true(s.lower_bound_qps == 500 && s.final_qps == 500);
+	assert_non_null(strstr(s.reason, "SLA never reached below max"));
 }
 
-/* One lucky step above the knee (the first bisection probe, 181 qps) must not become the
- * answer: its re-measure fails and the search goes back down. */
+/* One lucky step above the knee must not become the answer: its re-measure fails and
+ * the search goes back down; the bound stays below the knee. */
 static void test_noisy_false_pass(void **state)
 {
 	(void)state;
 	struct fl_search_config c;
 	struct fl_search s;
 	fl_search_config_default(&c);
-	c.max_steps = 20;
-	struct model m = model_make(137, 5);
-	m.noise = 0;
-	m.force_at = 7;
-	m.force_pass = 1;
-	run_search(&s, &c, &m);
-	assert_true(s.probes[7].pass && s.probes[7].qps > 137);
-	assert_true(s.converged);
-	assert_true(s.chosen_qps <= 137 && s.chosen_qps >= 137 / 1.05 - 1);
-
-	/* With the default budget of 12 it runs out, but still never reports the lucky rate. */
-	c.max_steps = 12;
-	m = model_make(137, 5);
-	m.noise = 0;
-	m.force_at = 7;
-	m.force_pass = 1;
-	run_search(&s, &c, &m);
-	assert_false(s.converged);
-	assert_true(s.chosen_qps > 0 && s.chosen_qps <= 137);
-	assert_non_null(strstr(s.reason, "step budget"));
+	for (int at = 5; at < 9; at++) {
+		struct model m = model_make(137, 5);
+		m.noise = 0;
+		m.force[at] = F_PASS;
+		run_search(&s, &c, &m);
+		assert_consistent(&s);
+		if (s.converged)
+			assert_true(s.sla_bound_qps <= 137);
+		else
+			assert_true(s.lower_bound_qps <= 137);
+	}
 }
 
-/* One unlucky step below the knee ends the bracket early: the answer is conservative
- * (below the knee), never above it. */
-static void test_noisy_false_fail(void **state)
-{
-	(void)state;
-	struct fl_search_config c;
-	struct fl_search s;
-	fl_search_config_default(&c);
-	struct model m = model_make(137, 2);
-	m.force_at = 4;  /* 64 qps */
-	m.force_pass = 0;
-	run_search(&s, &c, &m);
-	assert_true(s.chosen_qps >= 32 && s.chosen_qps < 64);
-	assert_true(s.converged);
-}
-
-/* The pass rule: p95, achieved vs offered, error rate, empty windows. */
+/* The verdict rule: interval against the SLA, achieved vs offered, errors, empty
+ * windows, driver-limited. */
 static void test_judge(void **state)
 {
 	(void)state;
 	struct fl_search_config c;
-	char why[256];
+	char why[320];
 	fl_search_config_default(&c);
-	struct fl_search_obs o = { 100, 100, 99, 650, 2000, 0 };
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 1);
+	struct fl_search_obs o = { .requested_qps = 100, .offered_qps = 100, .achieved_qps = 99,
+		.p95_ms = 650, .p95_lo_ms = 640, .p95_hi_ms = 660, .latencies = 1990,
+		.requests = 2000 };
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_PASS);
 	assert_string_equal(why, "ok");
-
-	o.p95_ms = 700.5;
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 0);
-	assert_non_null(strstr(why, "p95 700.5 ms > SLA 700 ms"));
-
+	o.p95_hi_ms = 700;  /* at the SLA: passes */
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_PASS);
+	o.p95_hi_ms = 700.5;
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_UNSURE);
+	o.p95_ms = 710;
+	o.p95_lo_ms = 700.5;
+	o.p95_hi_ms = 720;
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
+	assert_non_null(strstr(why, "p95 710.0 ms > SLA 700 ms"));
+	/* No interval reported: the point p95 decides. */
+	o.p95_lo_ms = o.p95_hi_ms = -1;
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_FAIL);
 	o.p95_ms = 100;
-	o.achieved_qps = 90;
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 0);
-	assert_non_null(strstr(why, "achieved 90.0 qps"));
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_PASS);
 
-	/* Poisson: the schedule offered only 92 qps; 90 achieved keeps up with it. */
-	o.offered_qps = 92;
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 1);
-	o.offered_qps = 0;  /* unknown: compare with the requested rate */
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 0);
+	o.achieved_qps = 90;
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
+	assert_non_null(strstr(why, "achieved 90.0 qps"));
+	o.offered_qps = 92;  /* Poisson offered fewer: 90 keeps up */
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_PASS);
+	o.offered_qps = 0;
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_FAIL);
 
 	o.achieved_qps = 100;
 	o.errors = 20;  /* exactly 1%: fails */
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 0);
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
 	assert_non_null(strstr(why, "errors 1.00%"));
-	o.errors = 19;
-	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), 1);
+	/* A decisive miss wins over an unsure latency. */
+	o.p95_ms = 700;
+	o.p95_lo_ms = 650;
+	o.p95_hi_ms = 750;
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_FAIL);
+	o.errors = 0;
+	assert_int_equal(fl_search_judge(&c, &o, NULL, 0), FL_VERDICT_UNSURE);
 
+	/* The driver limited the step: not judged, even with a passing p95. */
+	o.p95_ms = 100;
+	o.p95_lo_ms = 90;
+	o.p95_hi_ms = 110;
+	o.driver_limited = 1;
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_UNJUDGED);
+	assert_non_null(strstr(why, "driver_limited"));
+	o.driver_limited = 0;
+
+	/* No OK reply: no p95 to judge, a miss. */
+	o.latencies = 0;
+	o.p95_ms = NAN;
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
+	assert_non_null(strstr(why, "no OK replies"));
 	o.requests = 0;
-	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), 0);
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
 	assert_non_null(strstr(why, "no requests"));
-
-	/* Several failures are all named. */
-	struct fl_search_obs bad = { 100, 100, 10, 900, 100, 50 };
-	assert_int_equal(fl_search_judge(&c, &bad, why, sizeof why), 0);
-	assert_non_null(strstr(why, "p95"));
-	assert_non_null(strstr(why, "achieved"));
-	assert_non_null(strstr(why, "errors"));
+	assert_string_equal(fl_verdict_name(FL_VERDICT_UNSURE), "unsure");
 }
 
-/* next() repeats until record(); record() after done fails; remaining() reaches 0;
- * abort keeps the best clean pass; bad configs are refused. */
+/* The order-statistics interval (run_ci.h), step sizing and the in-flight ceiling. */
+static void test_interval_sizing(void **state)
+{
+	(void)state;
+	double lo, hi;
+	fl_ci_rank_interval(1000, 0.95, FL_CI_Z95, &lo, &hi);
+	/* 950 +- 1.96 sqrt(47.5) = 950 +- 13.5 */
+	assert_true(lo == 936 && hi == 964);
+	fl_ci_rank_interval(10, 0.95, FL_CI_Z95, &lo, &hi);
+	assert_true(lo == 8 && hi == 10);  /* clamped to n */
+	fl_ci_rank_interval(0, 0.95, FL_CI_Z95, &lo, &hi);
+	assert_true(lo == 0 && hi == 0);
+	assert_true(fl_ci_samples_for(0.95, FL_CI_Z95, 1) == 1825);
+
+	struct fl_search_config c;
+	fl_search_config_default(&c);
+	/* 1825 latencies: 15 s at 300 qps is plenty, 30 qps needs 60 s (the cap). */
+	assert_true(fl_search_step_seconds(&c, 300) == 15);
+	assert_true(fl_search_step_seconds(&c, 100) == 18.25);
+	assert_true(fl_search_step_seconds(&c, 30) == 60);
+	/* rate x 2 x SLA: 300 qps x 1.4 s = 420; at least 64; doubled per retry. */
+	assert_int_equal(fl_search_inflight(&c, 300, 0), 420);
+	assert_int_equal(fl_search_inflight(&c, 300, 2), 1680);
+	assert_int_equal(fl_search_inflight(&c, 10, 0), 64);
+}
+
+/* next() repeats until record(); record() after done fails; abort keeps the best clean
+ * pass as a lower bound; bad configs are refused; remaining() reaches 0. */
 static void test_api(void **state)
 {
 	(void)state;
 	struct fl_search_config c;
 	struct fl_search s;
-	double q1, q2;
-	enum fl_search_phase p1, p2;
+	struct fl_search_step a, b;
 	char err[128];
 
 	fl_search_config_default(&c);
 	assert_int_equal(fl_search_config_check(&c, err, sizeof err), 0);
 	fl_search_init(&s, &c);
-	assert_int_equal(fl_search_remaining(&s), 12);
-	assert_int_equal(fl_search_next(&s, &q1, &p1), 1);
-	assert_int_equal(fl_search_next(&s, &q2, &p2), 1);
-	assert_true(q1 == 4 && q2 == 4 && p1 == FL_PHASE_BRACKET && p2 == p1);
-	struct fl_search_obs o = { 4, 4, 4, 100, 80, 0 };
-	assert_int_equal(fl_search_record(&s, &o, NULL, 0), 1);
-	assert_int_equal(fl_search_next(&s, &q1, &p1), 1);
-	assert_true(q1 == 8);
+	assert_int_equal(fl_search_next(&s, &a), 1);
+	assert_int_equal(fl_search_next(&s, &b), 1);
+	assert_true(a.qps == 4 && b.qps == 4 && a.phase == FL_PHASE_PROBE);
+	assert_true(a.duration_s == c.probe_s && a.inflight == c.probe_inflight);
+	struct fl_search_obs o = { .requested_qps = 4, .offered_qps = 4, .achieved_qps = 4,
+		.p95_ms = 100, .latencies = 80, .requests = 80 };
+	assert_int_equal(fl_search_record(&s, &o, NULL, 0), FL_VERDICT_UNJUDGED);
+	assert_int_equal(fl_search_next(&s, &a), 1);
+	assert_true(a.qps == 16 && a.phase == FL_PHASE_PROBE);
+	o.requested_qps = o.offered_qps = 16;
+	o.achieved_qps = 10;  /* saturated: capacity 10 */
+	fl_search_record(&s, &o, NULL, 0);
+	assert_true(s.capacity_qps == 10 && s.capacity_saturated);
+	assert_int_equal(fl_search_next(&s, &a), 1);
+	assert_true(a.phase == FL_PHASE_BRACKET && fabs(a.qps - 8) < 1e-9);
+	o.requested_qps = o.offered_qps = o.achieved_qps = 8;
+	assert_int_equal(fl_search_record(&s, &o, NULL, 0), FL_VERDICT_PASS);
+	assert_true(fl_search_remaining(&s) > 0);
 	fl_search_abort(&s, "interrupted");
-	assert_int_equal(fl_search_next(&s, &q1, &p1), 0);
+	assert_int_equal(fl_search_next(&s, &a), 0);
 	assert_int_equal(fl_search_record(&s, &o, NULL, 0), -1);
 	assert_int_equal(fl_search_remaining(&s), 0);
+	assert_consistent(&s);
 	assert_false(s.converged);
-	assert_true(s.chosen_qps == 4);
+	assert_true(s.lower_bound_qps == 8);
 	assert_string_equal(s.reason, "interrupted");
 
 	c.growth = 1;
@@ -302,34 +567,13 @@ static void test_api(void **state)
 	c.max_steps = 65;
 	assert_int_equal(fl_search_config_check(&c, err, sizeof err), -1);
 	fl_search_config_default(&c);
-	c.max_qps = 1;
+	c.max_step_s = 1;
 	assert_int_equal(fl_search_config_check(&c, err, sizeof err), -1);
-
-	assert_string_equal(fl_search_phase_name(FL_PHASE_REMEASURE), "remeasure");
-	assert_string_equal(fl_search_phase_name(FL_PHASE_FIXED), "fixed");
-}
-
-/* The ETA estimate shrinks as bisection narrows. */
-static void test_remaining(void **state)
-{
-	(void)state;
-	struct fl_search_config c;
-	struct fl_search s;
-	double q;
-	enum fl_search_phase ph;
 	fl_search_config_default(&c);
-	struct model m = model_make(137, 1);
-	fl_search_init(&s, &c);
-	unsigned prev = fl_search_remaining(&s);
-	while (fl_search_next(&s, &q, &ph)) {
-		struct fl_search_obs o = model_measure(&m, q);
-		fl_search_record(&s, &o, NULL, 0);
-		unsigned r = fl_search_remaining(&s);
-		if (ph != FL_PHASE_BRACKET)
-			assert_true(r < prev);
-		prev = r;
-	}
-	assert_int_equal(prev, 0);
+	c.max_finals = 0;
+	assert_int_equal(fl_search_config_check(&c, err, sizeof err), -1);
+	assert_string_equal(fl_search_phase_name(FL_PHASE_PROBE), "probe");
+	assert_string_equal(fl_search_phase_name(FL_PHASE_FIXED), "fixed");
 }
 
 int main(void)
@@ -337,13 +581,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_converges_default),
 		cmocka_unit_test(test_converges_many_knees),
+		cmocka_unit_test(test_final_fails_steps_down),
+		cmocka_unit_test(test_final_always_fails),
+		cmocka_unit_test(test_budget_lower_bound),
+		cmocka_unit_test(test_straddle_measures_longer),
+		cmocka_unit_test(test_driver_limited_not_judged),
 		cmocka_unit_test(test_always_fail),
 		cmocka_unit_test(test_always_pass_to_max),
 		cmocka_unit_test(test_noisy_false_pass),
-		cmocka_unit_test(test_noisy_false_fail),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),
-		cmocka_unit_test(test_remaining),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

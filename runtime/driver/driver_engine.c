@@ -960,6 +960,19 @@ unsigned fl_driver_depth(const struct fl_driver *d)
 	return d->depth;
 }
 
+unsigned fl_driver_inflight(const struct fl_driver *d)
+{
+	return d->depth * d->cfg.threads * d->cfg.connections;
+}
+
+unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n)
+{
+	unsigned conns = d->cfg.threads * d->cfg.connections;
+	unsigned depth = n / conns + (n % conns != 0);
+	d->depth = depth < 1 ? 1 : depth > d->slot_cap ? d->slot_cap : depth;
+	return fl_driver_inflight(d);
+}
+
 /* Sum the threads' step results into out. Called with every thread done (idle). */
 static void drv_merge(struct fl_driver *d, struct fl_driver_result *out, int *backlog_seen,
 	uint64_t *window_end)

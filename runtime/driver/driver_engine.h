@@ -69,6 +69,14 @@ int fl_driver_step(struct fl_driver *d, double qps, double warmup_s, double dura
 /* The per-connection depth the next step will use. */
 unsigned fl_driver_depth(const struct fl_driver *d);
 
+/* Set the next step's in-flight ceiling to about n requests over all connections: depth =
+ * ceil(n / (threads x connections)), within [1, the slots a connection has]. Returns the
+ * ceiling now in force (depth x threads x connections). Between steps only. */
+unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n);
+
+/* The in-flight ceiling of the next step: depth x threads x connections. */
+unsigned fl_driver_inflight(const struct fl_driver *d);
+
 /* Stop the threads and close the connections. NULL is ignored. */
 void fl_driver_free(struct fl_driver *d);
 

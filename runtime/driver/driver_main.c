@@ -21,6 +21,7 @@
 #include "driver_engine.h"
 #include "driver_report.h"
 #include "reqgen.h"
+#include "run_ci.h"
 #include "schedule.h"
 #include "tls.h"
 #include "zcodec.h"
@@ -147,9 +148,13 @@ static void drv_usage(FILE *f)
 	fprintf(f,
 "\n"
 "CONTROL MODE (--control): connections stay open across steps. Each stdin line\n"
-"  step QPS WARMUP_S DURATION_S\n"
+"  step QPS WARMUP_S DURATION_S [INFLIGHT]\n"
 "runs one step and prints its results as one JSON line on stdout (the object described\n"
-"under --json, one element of \"steps\"); a line that cannot be run prints\n"
+"under --json, one element of \"steps\", plus inflight_ceiling: the requests in flight\n"
+"allowed over all connections, and p95_interval_ms {lo, hi, confidence: 0.95}: the\n"
+"latencies at ranks n*0.95 -+ 1.96*sqrt(n*0.95*0.05) of the n OK replies, null when\n"
+"none); INFLIGHT sets the ceiling first (depth = ceil(INFLIGHT / (threads x\n"
+"connections)), at most %u per connection); a line that cannot be run prints\n"
 "{\"error\": \"...\"}; \"quit\" or end of input ends the run.\n"
 "\n"
 "--json writes {\"tool\", \"config\", \"leaf\", \"interrupted\", \"steps\": [...]}; each step:\n"
@@ -164,7 +169,7 @@ static void drv_usage(FILE *f)
 "\n"
 "exit status: 0 done; 1 leaf unreachable or a setup/output failure; 2 bad flags;\n"
 "130/143 stopped by SIGINT/SIGTERM (the current step ends early; results measured so far\n"
-"are still written).\n", FL_DRIVER_DEPTH_CAP);
+"are still written).\n", FL_DRIVER_DEPTH_CAP, FL_DRIVER_DEPTH_CAP);
 }
 
 /* The leaf's port from a port file: "PORT" or "HOST:PORT", whitespace around ignored.
@@ -382,6 +387,25 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 	return 0;
 }
 
+/* Control mode's additions to a step line: the in-flight ceiling the step ran with, and
+ * the p95's 95% order-statistics interval {lo, hi, confidence} in ms (null when no OK
+ * reply), which `frontload run` judges steps by. */
+static void drv_control_extra(json_t *j, const struct fl_driver_result *r, unsigned ceiling)
+{
+	double n = (double)r->latency.n, lo, hi;
+	json_object_set_new(j, "inflight_ceiling", json_integer(ceiling));
+	if (r->latency.n == 0) {
+		json_object_set_new(j, "p95_interval_ms", json_null());
+		return;
+	}
+	fl_ci_rank_interval(n, 0.95, FL_CI_Z95, &lo, &hi);
+	/* fl_hist_percentile finds rank ceil(p/100 n): p = 100 rank / n, a hair under. */
+	double plo = 100 * (lo - 0.5) / n, phi = 100 * (hi - 0.5) / n;
+	json_object_set_new(j, "p95_interval_ms", json_pack("{sfsfsf}", "lo",
+		(double)fl_hist_percentile(&r->latency, plo) / 1e6, "hi",
+		(double)fl_hist_percentile(&r->latency, phi) / 1e6, "confidence", 0.95));
+}
+
 /* Run one step, keep its result, report it. Returns 0, or -1 when it could not run. */
 static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, double warmup,
 	double duration, int control, int quiet)
@@ -393,6 +417,7 @@ static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, 
 	r = malloc(sizeof *r);
 	if (r == NULL)
 		return -1;
+	unsigned ceiling = fl_driver_inflight(eng);
 	if (fl_driver_step(eng, qps, warmup, duration, r) != 0) {
 		fl_driver_result_free(r);
 		free(r);
@@ -405,6 +430,7 @@ static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, 
 	if (control) {
 		json_t *j = fl_driver_result_json(r, 1);
 		if (j != NULL) {
+			drv_control_extra(j, r, ceiling);
 			json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(6));
 			json_decref(j);
 		}
@@ -433,19 +459,25 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 	while (!drv_stop_signal && fgets(line, sizeof line, stdin) != NULL) {
 		char cmd[16], extra[2];
 		double qps, warm, dur;
-		int n = sscanf(line, "%15s %lf %lf %lf %1s", cmd, &qps, &warm, &dur, extra);
+		unsigned inflight = 0;
+		int n = sscanf(line, "%15s %lf %lf %lf %u %1s", cmd, &qps, &warm, &dur, &inflight,
+			extra);
 		if (n <= 0)
 			continue;
 		if (strcmp(cmd, "quit") == 0)
 			break;
-		if (strcmp(cmd, "step") != 0 || n != 4) {
-			drv_control_error("expected: step QPS WARMUP_S DURATION_S, or quit");
+		if (strcmp(cmd, "step") != 0 || (n != 4 && n != 5)) {
+			drv_control_error("expected: step QPS WARMUP_S DURATION_S [INFLIGHT], or quit");
 			continue;
 		}
-		if (!(qps > 0) || !(warm >= 0) || !(dur > 0) || !isfinite(qps + warm + dur)) {
-			drv_control_error("step: QPS and DURATION_S must be > 0, WARMUP_S >= 0");
+		if (!(qps > 0) || !(warm >= 0) || !(dur > 0) || !isfinite(qps + warm + dur) ||
+		    (n == 5 && inflight == 0)) {
+			drv_control_error("step: QPS, DURATION_S and INFLIGHT must be > 0, WARMUP_S "
+				">= 0");
 			continue;
 		}
+		if (n == 5)
+			fl_driver_set_inflight(eng, inflight);
 		if (drv_run_step(eng, run, qps, warm, dur, 1, quiet) != 0)
 			drv_control_error("step could not run (out of memory or too many steps)");
 	}

@@ -24,30 +24,42 @@ struct run_args {
 static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_REAL("sla-ms", cfg.search.sla_p95_ms, 0.001, 1e9, "MS", "700", "p95 end-to-end "
 		"latency bound of a passing step (ms)"),
-	FL_OPT_REAL("start-qps", cfg.search.start_qps, 0.001, 1e9, "QPS", "4", "first rate of "
-		"the search, per instance (requests/s)"),
+	FL_OPT_REAL("start-qps", cfg.search.start_qps, 0.001, 1e9, "QPS", "4", "first capacity "
+		"probe, per instance (requests/s)"),
 	FL_OPT_REAL("max-qps", cfg.search.max_qps, 0.001, 1e9, "QPS", "100000", "highest rate "
 		"the search probes, per instance (requests/s)"),
-	FL_OPT_REAL("growth", cfg.search.growth, 1.01, 100, "X", "2", "bracket multiplier: the "
-		"rate grows by X while steps pass", .alt = "4"),
+	FL_OPT_REAL("growth", cfg.search.growth, 1.01, 100, "X", "4", "capacity-probe "
+		"multiplier: the probe rate grows by X until the leaf saturates"),
 	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "5", "bisection stops "
-		"when (fail - pass) / pass <= PCT percent", .div = 100, .alt = "10"),
-	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, FL_SEARCH_MAX_PROBES, "N", "12",
-		"search steps in all (bracket, bisect, re-measure); the final window is extra",
-		.alt = "9"),
+		"when (fail - pass) / pass <= PCT percent", .div = 100),
+	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, 64, "N", "16", "judged search steps "
+		"in all (bracket, bisect, re-measure, and repeats of unsure or driver-limited "
+		"steps); capacity probes and final windows are extra", .alt = "12"),
+	FL_OPT_UINT("max-finals", cfg.search.max_finals, 1, 8, "N", "2", "final windows at "
+		"most: a failed final window sends the search down and the final window runs "
+		"again, until N have run"),
 	FL_OPT_REAL("warmup-seconds", cfg.warmup_s, 0, 3600, "S", "5", "warm-up before each "
 		"step's measured window, not recorded (s)", .alt = "1"),
-	FL_OPT_REAL("step-seconds", cfg.step_s, 0.5, 86400, "S", "15", "measured seconds of "
-		"each search step", .alt = "4"),
-	FL_OPT_REAL("final-seconds", cfg.final_s, 1, 86400, "S", "300", "measured seconds of "
-		"the steady final window at the chosen rate", .alt = "15"),
+	FL_OPT_REAL("step-seconds", cfg.search.step_s, 0.5, 86400, "S", "15", "shortest "
+		"measured seconds of a search step (longer at low rates, so each step has the "
+		"latencies --p95-interval asks for)", .alt = "4"),
+	FL_OPT_REAL("max-step-seconds", cfg.search.max_step_s, 0.5, 86400, "S", "60",
+		"longest measured seconds of a search step: an unsure step is re-measured for "
+		"twice as long up to this", .alt = "12"),
+	FL_OPT_REAL("probe-seconds", cfg.search.probe_s, 0.2, 3600, "S", "2", "measured "
+		"seconds of a capacity probe", .alt = "1.5"),
+	FL_OPT_REAL("p95-interval", cfg.search.ci_pct, 0.1, 4.9, "PCT", "1", "size steps for "
+		"a p95 95% interval of +- PCT percentile points (1: p94..p96, 1825 latencies; 2: "
+		"p93..p97, 456)", .alt = "2"),
+	FL_OPT_REAL("final-seconds", cfg.search.final_s, 1, 86400, "S", "300", "measured "
+		"seconds of the steady final window at the chosen rate", .alt = "15"),
 	FL_OPT_STR("qps", qps, "R[,R...]", NULL, "fixed mode: no search; run each rate (per "
 		"instance) for --duration and report each (is_fixed_qps = true)"),
 	FL_OPT_REAL("duration", cfg.duration_s, 0.5, 86400, "S", "60", "fixed mode: measured "
 		"seconds per rate", .alt = "4"),
-	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute, for smoke tests and "
-		"CI: 1 s warm-up + 4 s steps, growth 4, tolerance 10%, 9 steps, 15 s final window "
-		"(flags given explicitly still win)"),
+	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute and a half, for smoke "
+		"tests and CI: 1 s warm-up, 1.5 s probes, 4..12 s steps sized for a p95 interval of "
+		"+- 2 points, 12 steps, 15 s final window (flags given explicitly still win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
@@ -97,16 +109,30 @@ void run_usage(FILE *f)
 "else in PATH), finds the highest request rate whose p95 end-to-end latency stays within\n"
 "the SLA, holds it for a steady final window and writes the run directory.\n"
 "\n"
-"Search: one driver per instance keeps its connections open across steps. From\n"
-"--start-qps the rate grows by --growth while a step passes, then bisects (geometric\n"
-"midpoints) between the highest pass and the lowest fail until they are within\n"
-"--tolerance, then re-measures the best pass once (a failed re-measure sends the search\n"
-"back down). A step passes when p95 <= SLA, achieved >= 95% of the rate the open-loop\n"
-"schedule offered, and errors (error replies, timeouts, OVERLOADED) < 1% of requests\n"
-"(a request unanswered max(3 s, 4 x SLA) after its send time is a timeout). After a\n"
-"failed step frontload waits until the leaf has nothing in flight before the next one.\n"
-"The final window runs at the chosen rate. Default timing: 5 + 15 s steps, at most 12,\n"
-"and a 300 s final window: under 10 minutes. Rates are requests/s per instance.\n"
+"Search: one driver per instance keeps its connections open across steps.\n"
+"  probe     capacity: from --start-qps, short steps (--probe-seconds) with at most 64\n"
+"            requests in flight, the rate times --growth until replies fall below 85%\n"
+"            of the offered rate; their reply rate is the capacity C (not judged).\n"
+"  bracket   from 0.8 C, up (or down) by 2 x --tolerance per step (about 4 x after\n"
+"            two passes), never far past the knee; bisect (geometric midpoints)\n"
+"            between the highest pass and the lowest fail until they are within\n"
+"            --tolerance; re-measure the best pass once.\n"
+"  final     the steady final window at the best pass. A failed final window counts\n"
+"            as a failed re-measure: the search steps down (within --max-steps) and the\n"
+"            final window runs again, --max-finals in all.\n"
+"A step passes when the p95's 95% interval lies at or below the SLA (with n latencies,\n"
+"the values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05), order statistics as in Lancet),\n"
+"achieved >= 95% of the rate the open-loop schedule offered, and errors (error replies,\n"
+"timeouts, OVERLOADED) < 1% of requests (a request unanswered max(3 s, 4 x SLA) after\n"
+"its send time is a timeout). It fails when the interval lies above the SLA (or\n"
+"achieved or errors miss). When the SLA lies inside the interval the step is unsure\n"
+"and the rate runs again for twice as long (up to --max-step-seconds, where unsure\n"
+"counts as a miss). Steps last long enough for the interval --p95-interval asks for.\n"
+"Before each step the drivers' in-flight ceiling is set to rate x 2 x SLA (at least\n"
+"64); a step the driver still limited (driver_limited) is not judged but run again with\n"
+"twice the ceiling. After a failed step frontload waits until the leaf has nothing in\n"
+"flight before the next one. Default timing: 5 s warm-up, 15..60 s steps and a 300 s\n"
+"final window: about 10 minutes. Rates are requests/s per instance.\n"
 "\n"
 "options (defaults in brackets):\n", f);
 	fl_cli_help(f, &run_cli);
@@ -115,15 +141,21 @@ void run_usage(FILE *f)
 "Run directory (results/<UTC time>-<random>/ or --out):\n"
 "  result.json   rewritten after every step (temp file + rename):\n"
 "    status            running | complete | interrupted | failed, with status_reason\n"
-"    converged         the knee was bracketed within the tolerance and the chosen\n"
-"                      rate passed its re-measure; converged_reason says why or why not\n"
-"                      (\"even START qps misses SLA\", \"SLA never reached below max\",\n"
-"                      step budget); null in fixed mode\n"
-"    sla_bound_qps     the chosen rate, summed over instances\n"
+"    converged         true only when the knee was bracketed within the tolerance, the\n"
+"                      chosen rate passed twice, and the final window at it passed;\n"
+"                      converged_reason says why or why not (\"even X qps misses the\n"
+"                      SLA\", \"SLA never reached below max\", step budget, the final\n"
+"                      window failed --max-finals times); null in fixed mode\n"
+"    sla_bound_qps     converged: the final window's rate, summed over instances; else\n"
+"                      null\n"
+"    lower_bound_qps   not converged: the highest rate that passed every time it was\n"
+"                      judged (a lower bound on the knee, not an SLA bound); else null\n"
 "    final_requested_qps, final_achieved_qps (replies/s in the final window),\n"
 "    final_offered_qps (what the Poisson schedule offered), final_latency_msec (= p95),\n"
 "    p50_ms p90_ms p95_ms p99_ms p99_9_ms max_ms mean_ms   final window, worst instance\n"
-"    final_pass, final_why   the final window judged like a search step\n"
+"    final_pass, final_verdict (pass/fail/unsure/unjudged), final_why,\n"
+"    final_p95_interval_ms {lo, hi, confidence}   the last final window judged like a\n"
+"                      search step\n"
 "                      (fixed mode: the final_* fields describe the last rate)\n"
 "    host_cpu_util_pct  busy share of all CPUs over the final window (/proc/stat)\n"
 "    errors            final window: total (error replies + timeouts + OVERLOADED),\n"
@@ -133,12 +165,17 @@ void run_usage(FILE *f)
 "    window and the whole run, cpu_clock (the stage clock in use and why a faster one\n"
 "    is not), pmu (per pool ranker/io/fanout and total: IPC, L1i/iTLB/branch MPKI,\n"
 "    front-end stall share over the final window, or \"unsupported: reason\")),\n"
-"    steps[] (every probe, with per-instance detail),\n"
-"    search, config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
+"    steps[] (every step: verdict, p95_interval_ms, latencies, inflight_ceiling,\n"
+"    driver_limited, with per-instance detail), search (capacity_qps, capacity_saturated,\n"
+"    lo_qps, hi_qps, judged_steps, final_windows; rates per instance),\n"
+"    config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
 "    model and counts, kernel)\n"
-"  steps.csv     one row per step: step, phase (bracket/bisect/remeasure/final/fixed),\n"
-"                requested_qps, achieved_qps, p50_ms, p95_ms, p99_ms, errors, overloaded,\n"
-"                pass, offered_qps, timeouts, host_cpu_pct, complete, why\n"
+"  steps.csv     one row per step: step, phase (probe/bracket/bisect/remeasure/final/\n"
+"                fixed), requested_qps, achieved_qps, p50_ms, p95_ms, p99_ms, errors,\n"
+"                overloaded, pass, offered_qps, timeouts, host_cpu_pct, complete,\n"
+"                p95_lo_ms, p95_hi_ms (the p95's 95% interval), latencies, verdict,\n"
+"                driver_limited, inflight_ceiling, duration_s, why; empty where nothing\n"
+"                was measured\n"
 "  trace.csv     with --trace (trace-<i>.csv per instance when several)\n"
 "  leaf<i>.log, mock<i>.log, driver<i>.log; leaf<i>-stats.json, mock<i>-stats.json;\n"
 "  driver<i>.jsonl (every step result line) and driver<i>.json\n"
@@ -147,8 +184,10 @@ void run_usage(FILE *f)
 "Ctrl-C or SIGTERM stops the current step, stops the children (SIGTERM, 3 s, SIGKILL)\n"
 "and writes the result with status interrupted.\n"
 "\n"
-"exit status: 0 complete (check converged); 1 failed (a process died or would not\n"
-"start, a driver misbehaved, the run directory cannot be written); 2 bad flags;\n"
+"exit status: 0 complete, and the search converged (sla_bound_qps set) or fixed mode;\n"
+"3 complete but the search did not converge (no SLA bound: see lower_bound_qps and\n"
+"converged_reason); 1 failed (a process died or would not start, a driver misbehaved,\n"
+"the run directory cannot be written); 2 bad flags;\n"
 "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP.\n", f);
 }
 

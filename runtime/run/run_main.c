@@ -28,6 +28,7 @@
 #define RUN_EXIT_OK 0
 #define RUN_EXIT_FAIL 1
 #define RUN_EXIT_USAGE 2
+#define RUN_EXIT_NOT_CONVERGED 3  /* complete, but the search found no SLA bound */
 
 static int run_mkdirs(const char *path)
 {
@@ -168,19 +169,45 @@ static void run_summary(struct fl_run *r)
 		fprintf(stderr, "  %s\n", r->status_reason);
 	if (r->final_step >= 0) {
 		const struct fl_run_step *st = &r->steps[r->final_step];
-		fprintf(stderr, "  %s: requested %.1f qps, achieved %.1f qps, p95 %.1f ms (SLA %g "
-			"ms), p99 %.1f ms, errors %llu, host CPU %.0f%%\n",
+		char ci[64] = "", cpu[32] = "unknown";
+		if (st->sum.p95_lo_ms >= 0 && st->sum.p95_hi_ms >= 0)
+			snprintf(ci, sizeof ci, " (95%% interval %.1f..%.1f)", st->sum.p95_lo_ms,
+				st->sum.p95_hi_ms);
+		if (r->final_host_cpu_pct >= 0)
+			snprintf(cpu, sizeof cpu, "%.0f%%", r->final_host_cpu_pct);
+		fprintf(stderr, "  %s: requested %.1f qps, achieved %.1f qps, p95 %.1f ms%s (SLA "
+			"%g ms), p99 %.1f ms, errors %llu, host CPU %s\n",
 			st->phase == FL_PHASE_FINAL ? "final window" : "last rate",
-			st->sum.requested_qps, st->sum.achieved_qps, st->worst.p95,
+			st->sum.requested_qps, st->sum.achieved_qps, st->worst.p95, ci,
 			r->cfg.search.sla_p95_ms, st->worst.p99, (unsigned long long)st->sum.errors,
-			r->final_host_cpu_pct);
+			cpu);
 		if (!st->pass)
 			fprintf(stderr, "  the %s missed: %s\n", st->phase == FL_PHASE_FINAL ?
 				"final window" : "last rate", st->why);
 	}
-	if (r->cfg.nfixed == 0 && r->search.state == FL_SEARCH_DONE)
-		fprintf(stderr, "  converged: %s (%s)\n", r->search.converged ? "yes" : "no",
-			r->search.reason);
+	if (r->cfg.nfixed == 0 && r->search.state == FL_SEARCH_DONE) {
+		const struct fl_search *s = &r->search;
+		fprintf(stderr, "  converged: %s (%s)\n", s->converged ? "yes" : "no", s->reason);
+		if (s->converged)
+			fprintf(stderr, "  sla_bound_qps %.1f\n", s->sla_bound_qps * r->ninst);
+		else if (s->lower_bound_qps > 0)
+			fprintf(stderr, "  no SLA bound; lower_bound_qps %.1f (passed every time it "
+				"was judged)\n", s->lower_bound_qps * r->ninst);
+		else
+			fprintf(stderr, "  no SLA bound and no lower bound: no rate passed\n");
+	}
+}
+
+/* The exit status: complete runs exit 0 only when they have what they were asked for. */
+static int run_exit_code(const struct fl_run *r)
+{
+	if (r->status == FL_RUN_FAILED)
+		return RUN_EXIT_FAIL;
+	if (r->status != FL_RUN_COMPLETE)
+		return 128 + (run_signal ? run_signal : SIGINT);
+	if (r->cfg.nfixed == 0 && !r->search.converged)
+		return RUN_EXIT_NOT_CONVERGED;
+	return RUN_EXIT_OK;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -238,8 +265,7 @@ static int cmd_run(int argc, char **argv)
 	run_stop(r);
 	run_write(r);
 	run_summary(r);
-	code = r->status == FL_RUN_COMPLETE ? RUN_EXIT_OK : r->status == FL_RUN_FAILED ?
-		RUN_EXIT_FAIL : 128 + (run_signal ? run_signal : SIGINT);
+	code = run_exit_code(r);
 	run_free(r);
 	return code;
 }

@@ -41,16 +41,23 @@ static uint64_t jcount(const json_t *o, const char *key)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* A latency figure: NAN (written as null) when absent, null, or nothing was counted. */
+static double jlat(const json_t *o, const char *key, uint64_t count)
+{
+	const json_t *v = json_object_get(o, key);
+	return count > 0 && json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static void lat_parse(const json_t *o, struct fl_lat_ms *l)
 {
 	l->count = jcount(o, "count");
-	l->p50 = jnum(o, "p50");
-	l->p90 = jnum(o, "p90");
-	l->p95 = jnum(o, "p95");
-	l->p99 = jnum(o, "p99");
-	l->p99_9 = jnum(o, "p99_9");
-	l->max = jnum(o, "max");
-	l->mean = jnum(o, "mean");
+	l->p50 = jlat(o, "p50", l->count);
+	l->p90 = jlat(o, "p90", l->count);
+	l->p95 = jlat(o, "p95", l->count);
+	l->p99 = jlat(o, "p99", l->count);
+	l->p99_9 = jlat(o, "p99_9", l->count);
+	l->max = jlat(o, "max", l->count);
+	l->mean = jlat(o, "mean", l->count);
 }
 
 int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_t errlen)
@@ -91,6 +98,12 @@ int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_
 	o->errors = jcount(errs, "total");
 	o->offered_qps = o->window_s > 0 ? (double)(o->sent + o->unsent) / o->window_s : 0;
 	lat_parse(lat, &o->lat);
+	const json_t *ci = json_object_get(j, "p95_interval_ms");
+	const json_t *cl = json_object_get(ci, "lo"), *ch = json_object_get(ci, "hi");
+	o->p95_lo_ms = json_is_number(cl) ? json_number_value(cl) : -1;
+	o->p95_hi_ms = json_is_number(ch) ? json_number_value(ch) : -1;
+	o->backlogged = jcount(j, "backlogged");
+	o->inflight_ceiling = (unsigned)jcount(j, "inflight_ceiling");
 	const json_t *cpu = json_object_get(j, "host_cpu_pct");
 	o->driver_cpu_pct = json_is_number(cpu) ? json_number_value(cpu) : -1;
 	o->driver_limited = json_is_true(json_object_get(j, "driver_limited"));
@@ -110,8 +123,10 @@ void fl_result_step_aggregate(struct fl_run_step *st)
 {
 	struct fl_search_obs *s = &st->sum;
 	double worst = -1;
+	int ci_known = st->ninst > 0;
 
 	memset(s, 0, sizeof *s);
+	s->latencies = UINT64_MAX;
 	memset(&st->worst, 0, sizeof st->worst);
 	st->overloaded = st->timeouts = 0;
 	st->complete = st->ninst > 0;
@@ -124,14 +139,27 @@ void fl_result_step_aggregate(struct fl_run_step *st)
 		s->errors += o->errors + o->timeouts + o->overloaded;
 		st->overloaded += o->overloaded;
 		st->timeouts += o->timeouts;
-		if (o->lat.p95 > worst) {
-			worst = o->lat.p95;
+		/* An instance with no p95 (no OK reply) is the worst of all. */
+		double p95 = isfinite(o->lat.p95) ? o->lat.p95 : INFINITY;
+		if (p95 > worst) {
+			worst = p95;
 			st->worst = o->lat;
 		}
+		/* Judged on the worst instance: the largest lower end and the largest upper. */
+		ci_known &= o->p95_lo_ms >= 0 && o->p95_hi_ms >= 0;
+		s->p95_lo_ms = fmax(s->p95_lo_ms, o->p95_lo_ms);
+		s->p95_hi_ms = fmax(s->p95_hi_ms, o->p95_hi_ms);
+		if (o->lat.count < s->latencies)
+			s->latencies = o->lat.count;
+		s->driver_limited |= o->driver_limited;
 		if (o->interrupted || o->window_s <= 0)
 			st->complete = 0;
 	}
 	s->p95_ms = st->worst.p95;
+	if (!ci_known)
+		s->p95_lo_ms = s->p95_hi_ms = -1;
+	if (s->latencies == UINT64_MAX)
+		s->latencies = 0;
 }
 
 json_t *fl_result_load_json(const char *path)
@@ -222,12 +250,22 @@ static void lat_flat(json_t *o, const struct fl_lat_ms *l)
 	json_object_set_new(o, "latency_count", json_integer((json_int_t)l->count));
 }
 
+/* {"lo", "hi", "confidence"}, or null when the driver gave no interval. */
+static json_t *ci_json(double lo, double hi)
+{
+	if (lo < 0 || hi < 0)
+		return json_null();
+	return json_pack("{soso sf}", "lo", jreal(lo), "hi", jreal(hi), "confidence", 0.95);
+}
+
 static json_t *obs_json(const struct fl_run_obs *o)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "requested_qps", jreal(o->requested_qps));
-	json_object_set_new(j, "offered_qps", jreal(o->offered_qps));
-	json_object_set_new(j, "achieved_qps", jreal(o->achieved_qps));
+	json_object_set_new(j, "offered_qps", o->window_s > 0 ? jreal(o->offered_qps) :
+		json_null());
+	json_object_set_new(j, "achieved_qps", o->window_s > 0 ? jreal(o->achieved_qps) :
+		json_null());
 	json_object_set_new(j, "window_s", jreal(o->window_s));
 	json_object_set_new(j, "sent", json_integer((json_int_t)o->sent));
 	json_object_set_new(j, "completed", json_integer((json_int_t)o->completed));
@@ -241,6 +279,10 @@ static json_t *obs_json(const struct fl_run_obs *o)
 	json_object_set_new(j, "latency", lat_json(&o->lat));
 	json_object_set_new(j, "driver_host_cpu_pct", o->driver_cpu_pct >= 0 ?
 		jreal(o->driver_cpu_pct) : json_null());
+	json_object_set_new(j, "p95_interval_ms", ci_json(o->p95_lo_ms, o->p95_hi_ms));
+	json_object_set_new(j, "backlogged", json_integer((json_int_t)o->backlogged));
+	json_object_set_new(j, "inflight_ceiling", o->inflight_ceiling ?
+		json_integer(o->inflight_ceiling) : json_null());
 	json_object_set_new(j, "driver_limited", json_boolean(o->driver_limited));
 	json_object_set_new(j, "interrupted", json_boolean(o->interrupted));
 	return j;
@@ -260,7 +302,13 @@ static json_t *step_json(const struct fl_run_step *st)
 	json_object_set_new(j, "errors", json_integer((json_int_t)st->sum.errors));
 	json_object_set_new(j, "overloaded", json_integer((json_int_t)st->overloaded));
 	json_object_set_new(j, "timeouts", json_integer((json_int_t)st->timeouts));
+	json_object_set_new(j, "p95_interval_ms", ci_json(st->sum.p95_lo_ms, st->sum.p95_hi_ms));
+	json_object_set_new(j, "latencies", json_integer((json_int_t)st->sum.latencies));
+	json_object_set_new(j, "verdict", json_string(fl_verdict_name(st->verdict)));
 	json_object_set_new(j, "pass", json_boolean(st->pass));
+	json_object_set_new(j, "driver_limited", json_boolean(st->sum.driver_limited));
+	json_object_set_new(j, "inflight_ceiling", st->inflight ? json_integer(st->inflight) :
+		json_null());
 	json_object_set_new(j, "why", json_string(st->why));
 	json_object_set_new(j, "complete", json_boolean(st->complete));
 	json_object_set_new(j, "warmup_s", jreal(st->warmup_s));
@@ -298,7 +346,8 @@ static json_t *stages_delta(const json_t *before, const json_t *after)
 	}
 	json_object_foreach(stages, name, v) {
 		double cpu = jnum(v, "cpu_ns");
-		json_object_set_new(share, name, jreal(total > 0 ? cpu / total : 0));
+		/* No CPU measured in the window: no share, rather than 0. */
+		json_object_set_new(share, name, total > 0 ? jreal(cpu / total) : json_null());
 	}
 	json_t *out = json_object();
 	json_object_set_new(out, "stages", stages);
@@ -549,11 +598,15 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "growth", jreal(c->search.growth));
 	json_object_set_new(j, "tolerance_pct", jreal(c->search.tolerance * 100));
 	json_object_set_new(j, "max_steps", json_integer(c->search.max_steps));
+	json_object_set_new(j, "max_finals", json_integer(c->search.max_finals));
+	json_object_set_new(j, "max_step_seconds", jreal(c->search.max_step_s));
+	json_object_set_new(j, "probe_seconds", jreal(c->search.probe_s));
+	json_object_set_new(j, "p95_interval_target_pct", jreal(c->search.ci_pct));
 	json_object_set_new(j, "min_achieved_pct", jreal(c->search.min_achieved * 100));
 	json_object_set_new(j, "max_error_pct", jreal(c->search.max_error_rate * 100));
 	json_object_set_new(j, "warmup_seconds", jreal(c->warmup_s));
-	json_object_set_new(j, "step_seconds", jreal(c->step_s));
-	json_object_set_new(j, "final_seconds", jreal(c->final_s));
+	json_object_set_new(j, "step_seconds", jreal(c->search.step_s));
+	json_object_set_new(j, "final_seconds", jreal(c->search.final_s));
 	json_object_set_new(j, "qps", fixed);
 	json_object_set_new(j, "duration", jreal(c->duration_s));
 	json_object_set_new(j, "quick", json_boolean(c->quick));
@@ -600,6 +653,31 @@ static void utc_string(time_t t, char *out, size_t len)
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* A rate per instance, or null when none (0). */
+static json_t *jrate(double q)
+{
+	return q > 0 ? jreal(q) : json_null();
+}
+
+/* The search's state and capacity estimate (rates per instance). */
+static json_t *search_json(const struct fl_search *s)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "steps", json_integer(s->nprobes));
+	json_object_set_new(j, "capacity_probes", json_integer(s->cap_probes));
+	json_object_set_new(j, "judged_steps", json_integer(s->judged_steps));
+	json_object_set_new(j, "final_windows", json_integer(s->finals));
+	json_object_set_new(j, "capacity_qps", jrate(s->capacity_qps));
+	json_object_set_new(j, "capacity_saturated", json_boolean(s->capacity_saturated));
+	json_object_set_new(j, "lo_qps", jrate(s->lo));
+	json_object_set_new(j, "hi_qps", jrate(s->hi));
+	json_object_set_new(j, "final_qps", jrate(s->final_qps));
+	json_object_set_new(j, "sla_bound_qps", jrate(s->converged ? s->sla_bound_qps : 0));
+	json_object_set_new(j, "lower_bound_qps", jrate(s->converged ? 0 :
+		s->lower_bound_qps));
+	return j;
+}
+
 static json_t *result_json(const struct fl_run *r)
 {
 	const struct fl_run_config *c = &r->cfg;
@@ -628,15 +706,19 @@ static json_t *result_json(const struct fl_run *r)
 
 	/* The search outcome (null in fixed mode or while it runs). */
 	if (!fixed && r->search.state == FL_SEARCH_DONE) {
-		json_object_set_new(j, "converged", json_boolean(r->search.converged));
-		json_object_set_new(j, "converged_reason", json_string(r->search.reason));
-		json_object_set_new(j, "sla_bound_qps", r->search.chosen_qps > 0 ?
-			jreal(r->search.chosen_qps * r->ninst) : json_null());
+		const struct fl_search *s = &r->search;
+		json_object_set_new(j, "converged", json_boolean(s->converged));
+		json_object_set_new(j, "converged_reason", json_string(s->reason));
+		json_object_set_new(j, "sla_bound_qps", s->converged && s->sla_bound_qps > 0 ?
+			jreal(s->sla_bound_qps * r->ninst) : json_null());
+		json_object_set_new(j, "lower_bound_qps", !s->converged && s->lower_bound_qps > 0 ?
+			jreal(s->lower_bound_qps * r->ninst) : json_null());
 	} else {
 		json_object_set_new(j, "converged", json_null());
 		json_object_set_new(j, "converged_reason", json_string(fixed ?
 			"fixed rates (--qps): no search" : "search not finished"));
 		json_object_set_new(j, "sla_bound_qps", json_null());
+		json_object_set_new(j, "lower_bound_qps", json_null());
 	}
 
 	/* The final window (fixed mode: the last rate), DCPerf names first. */
@@ -649,6 +731,9 @@ static json_t *result_json(const struct fl_run *r)
 		lat_flat(j, &st->worst);
 		json_object_set_new(j, "final_window_s", jreal(st->inst[0].window_s));
 		json_object_set_new(j, "final_pass", json_boolean(st->pass));
+		json_object_set_new(j, "final_verdict", json_string(fl_verdict_name(st->verdict)));
+		json_object_set_new(j, "final_p95_interval_ms", ci_json(st->sum.p95_lo_ms,
+			st->sum.p95_hi_ms));
 		json_object_set_new(j, "final_why", json_string(st->why));
 		json_object_set_new(j, "final_complete", json_boolean(st->complete));
 		json_object_set_new(j, "host_cpu_util_pct", r->final_host_cpu_pct >= 0 ?
@@ -663,7 +748,7 @@ static json_t *result_json(const struct fl_run *r)
 		static const char *const keys[] = { "final_requested_qps", "final_achieved_qps",
 			"final_offered_qps", "final_latency_msec", "p50_ms", "p90_ms", "p95_ms",
 			"p99_ms", "p99_9_ms", "max_ms", "mean_ms", "final_window_s", "final_pass",
-			"host_cpu_util_pct", "errors" };
+			"final_verdict", "final_p95_interval_ms", "host_cpu_util_pct", "errors" };
 		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
 			json_object_set_new(j, keys[k], json_null());
 	}
@@ -677,13 +762,7 @@ static json_t *result_json(const struct fl_run *r)
 	json_object_set_new(j, "successful_instances", json_integer(ok));
 	json_object_set_new(j, "instances", inst);
 
-	json_t *search = json_object();
-	json_object_set_new(search, "probes", json_integer(r->search.nprobes));
-	json_object_set_new(search, "lo_qps", jreal(r->search.lo));
-	json_object_set_new(search, "hi_qps", r->search.hi > 0 ? jreal(r->search.hi) :
-		json_null());
-	json_object_set_new(search, "chosen_qps_per_instance", jreal(r->search.chosen_qps));
-	json_object_set_new(j, "search", search);
+	json_object_set_new(j, "search", fixed ? json_null() : search_json(&r->search));
 	for (size_t i = 0; i < r->nsteps; i++)
 		json_array_append_new(steps, step_json(&r->steps[i]));
 	json_object_set_new(j, "steps", steps);
@@ -727,24 +806,51 @@ static int emit_json(FILE *f, const struct fl_run *r)
 	return rc;
 }
 
+/* A latency for steps.csv: empty when not measured. */
+static void csv_ms(char *out, size_t n, double v)
+{
+	if (isfinite(v))
+		snprintf(out, n, "%.3f", v);
+	else if (n > 0)
+		out[0] = 0;
+}
+
 static int emit_csv(FILE *f, const struct fl_run *r)
 {
 	fprintf(f, "step,phase,requested_qps,achieved_qps,p50_ms,p95_ms,p99_ms,errors,"
-		"overloaded,pass,offered_qps,timeouts,host_cpu_pct,complete,why\n");
+		"overloaded,pass,offered_qps,timeouts,host_cpu_pct,complete,p95_lo_ms,p95_hi_ms,"
+		"latencies,verdict,driver_limited,inflight_ceiling,duration_s,why\n");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct fl_run_step *st = &r->steps[i];
-		char why[300];
+		char why[340];
 		size_t n = 0;
 		/* CSV-quote the reason (it may hold commas). */
 		for (const char *p = st->why; *p && n + 2 < sizeof why; p++)
 			why[n++] = *p == '"' ? '\'' : *p;
 		why[n] = 0;
-		fprintf(f, "%u,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%d,%.3f,%llu,%.1f,%d,\"%s\"\n",
+		char lo[32] = "", hi[32] = "", cpu[32] = "", ceil[32] = "", p50[32], p95[32],
+			p99[32];
+		csv_ms(p50, sizeof p50, st->worst.p50);
+		csv_ms(p95, sizeof p95, st->worst.p95);
+		csv_ms(p99, sizeof p99, st->worst.p99);
+		/* Empty, not 0, where nothing was measured. */
+		if (st->sum.p95_lo_ms >= 0 && st->sum.p95_hi_ms >= 0) {
+			snprintf(lo, sizeof lo, "%.3f", st->sum.p95_lo_ms);
+			snprintf(hi, sizeof hi, "%.3f", st->sum.p95_hi_ms);
+		}
+		if (st->host_cpu_pct >= 0)
+			snprintf(cpu, sizeof cpu, "%.1f", st->host_cpu_pct);
+		if (st->inflight)
+			snprintf(ceil, sizeof ceil, "%u", st->inflight);
+		fprintf(f, "%u,%s,%.3f,%.3f,%s,%s,%s,%llu,%llu,%d,%.3f,%llu,%s,%d,%s,%s,%llu,"
+			"%s,%d,%s,%.3f,\"%s\"\n",
 			st->number, fl_search_phase_name(st->phase), st->sum.requested_qps,
-			st->sum.achieved_qps, st->worst.p50, st->worst.p95, st->worst.p99,
+			st->sum.achieved_qps, p50, p95, p99,
 			(unsigned long long)st->sum.errors, (unsigned long long)st->overloaded,
 			st->pass, st->sum.offered_qps, (unsigned long long)st->timeouts,
-			st->host_cpu_pct, st->complete, why);
+			cpu, st->complete, lo, hi, (unsigned long long)st->sum.latencies,
+			fl_verdict_name(st->verdict), st->sum.driver_limited, ceil, st->duration_s,
+			why);
 	}
 	return ferror(f) ? -1 : 0;
 }

@@ -36,6 +36,10 @@ struct fl_run_obs {
 	uint64_t sent, completed, ok, overloaded, timeouts, late, unsent;
 	uint64_t errors;         /* errors.total (bad status, protocol, lost, connect...) */
 	struct fl_lat_ms lat;
+	double p95_lo_ms, p95_hi_ms; /* the p95's 95% interval (driver's p95_interval_ms);
+	                                < 0: not reported */
+	uint64_t backlogged;     /* waited for a free connection slot */
+	unsigned inflight_ceiling; /* the driver's in-flight ceiling in the step; 0: unknown */
 	double driver_cpu_pct;   /* the driver's host CPU estimate (%), < 0 unknown */
 	int driver_limited;      /* the driver itself was the bottleneck */
 	int interrupted;         /* cut short by a signal */
@@ -56,16 +60,17 @@ struct fl_run_step {
 	struct fl_search_obs sum;    /* totals (rates summed), worst p95: what is judged */
 	struct fl_lat_ms worst;      /* the instance with the highest p95 */
 	uint64_t overloaded, timeouts;  /* summed */
-	int pass;                    /* verdict under the search rule */
-	char why[256];               /* "ok" or what failed */
+	unsigned inflight;           /* in-flight ceiling asked of each driver; 0: none */
+	enum fl_verdict verdict;     /* under the search rule (probes: unjudged) */
+	int pass;                    /* verdict == pass */
+	char why[320];               /* "ok" or what failed, or why not judged */
 };
 
 /* Every knob of `frontload run`. */
 struct fl_run_config {
-	struct fl_search_config search;  /* start, max, growth, SLA, tolerance, steps */
+	struct fl_search_config search;  /* start, max, growth, SLA, tolerance, steps, and
+	                                    the probe, step and final seconds */
 	double warmup_s;           /* per step and before the final window (s) */
-	double step_s;             /* measured seconds per search step */
-	double final_s;            /* measured seconds of the final window */
 	double duration_s;         /* measured seconds per --qps rate */
 	double fixed_qps[FL_RUN_MAX_FIXED];
 	unsigned nfixed;           /* > 0: fixed mode */

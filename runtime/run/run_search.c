@@ -1,10 +1,17 @@
-/* run_search.c: the SLA search state machine (bracket, bisect, re-measure); pure logic. */
+/* run_search.c: the SLA search state machine (probe, bracket, bisect, re-measure, final
+ * window); pure logic. */
 #include "run_search.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "run_ci.h"
+
+#define SEARCH_SATURATED 0.85   /* a probe whose replies fall below this x offered */
+#define SEARCH_START_FRAC 0.8   /* the bracket starts at this x capacity */
+#define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -14,6 +21,18 @@ const char *fl_search_phase_name(enum fl_search_phase p)
 	case FL_PHASE_REMEASURE: return "remeasure";
 	case FL_PHASE_FINAL: return "final";
 	case FL_PHASE_FIXED: return "fixed";
+	case FL_PHASE_PROBE: return "probe";
+	}
+	return "?";
+}
+
+const char *fl_verdict_name(enum fl_verdict v)
+{
+	switch (v) {
+	case FL_VERDICT_FAIL: return "fail";
+	case FL_VERDICT_PASS: return "pass";
+	case FL_VERDICT_UNSURE: return "unsure";
+	case FL_VERDICT_UNJUDGED: return "unjudged";
 	}
 	return "?";
 }
@@ -22,12 +41,19 @@ void fl_search_config_default(struct fl_search_config *c)
 {
 	c->start_qps = 4;
 	c->max_qps = 100000;
-	c->growth = 2;
+	c->growth = 4;
 	c->sla_p95_ms = 700;
 	c->tolerance = 0.05;
-	c->max_steps = 12;
+	c->max_steps = 16;
+	c->max_finals = 2;
 	c->min_achieved = 0.95;
 	c->max_error_rate = 0.01;
+	c->probe_s = 2;
+	c->step_s = 15;
+	c->max_step_s = 60;
+	c->final_s = 300;
+	c->ci_pct = 1;
+	c->probe_inflight = 64;
 }
 
 int fl_search_config_check(const struct fl_search_config *c, char *err, size_t errlen)
@@ -44,19 +70,29 @@ int fl_search_config_check(const struct fl_search_config *c, char *err, size_t e
 		bad = "SLA must be > 0 ms";
 	else if (!(c->tolerance > 0) || !(c->tolerance < 10))
 		bad = "tolerance must be in (0, 10)";
-	else if (c->max_steps < 1 || c->max_steps > FL_SEARCH_MAX_PROBES)
+	else if (c->max_steps < 1 || c->max_steps > 64)
 		bad = "max steps must be in 1..64";
+	else if (c->max_finals < 1 || c->max_finals > 8)
+		bad = "max final windows must be in 1..8";
 	else if (!(c->min_achieved >= 0) || !(c->min_achieved <= 1))
 		bad = "min achieved fraction must be in [0, 1]";
 	else if (!(c->max_error_rate > 0) || !(c->max_error_rate <= 1))
 		bad = "max error rate must be in (0, 1]";
+	else if (!(c->probe_s > 0) || !(c->step_s > 0) || !(c->final_s > 0))
+		bad = "probe, step and final seconds must be > 0";
+	else if (!(c->max_step_s >= c->step_s) || !isfinite(c->max_step_s))
+		bad = "max step seconds must be >= the step seconds";
+	else if (!(c->ci_pct > 0) || !(c->ci_pct < 5))
+		bad = "p95 interval target must be in (0, 5) percentile points";
+	else if (c->probe_inflight < 1)
+		bad = "probe in-flight ceiling must be >= 1";
 	if (bad == NULL)
 		return 0;
 	snprintf(err, errlen, "%s", bad);
 	return -1;
 }
 
-/* Append ", text" (or text when out is empty) to out. */
+/* Append "; text" (or text when out is empty) to out. */
 static void why_add(char *out, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void why_add(char *out, size_t n, const char *fmt, ...)
@@ -75,17 +111,45 @@ static void why_add(char *out, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-int fl_search_judge(const struct fl_search_config *c, const struct fl_search_obs *o,
-	char *why, size_t whylen)
+/* The latency part of a verdict: where the SLA lies against the p95's interval. */
+static enum fl_verdict judge_latency(const struct fl_search_config *c,
+	const struct fl_search_obs *o, char *buf, size_t n)
 {
-	char buf[256] = "";
+	double lo = o->p95_lo_ms >= 0 ? o->p95_lo_ms : o->p95_ms;
+	double hi = o->p95_hi_ms >= 0 ? o->p95_hi_ms : o->p95_ms;
+
+	if (o->latencies == 0 || !isfinite(o->p95_ms)) {
+		why_add(buf, n, "no OK replies: no p95");
+		return FL_VERDICT_FAIL;
+	}
+	if (hi <= c->sla_p95_ms)
+		return FL_VERDICT_PASS;
+	if (lo > c->sla_p95_ms) {
+		why_add(buf, n, "p95 %.1f ms > SLA %g ms (95%% interval %.1f..%.1f ms)", o->p95_ms,
+			c->sla_p95_ms, lo, hi);
+		return FL_VERDICT_FAIL;
+	}
+	why_add(buf, n, "SLA %g ms inside the p95's 95%% interval %.1f..%.1f ms (p95 %.1f ms, "
+		"%llu latencies)", c->sla_p95_ms, lo, hi, o->p95_ms,
+		(unsigned long long)o->latencies);
+	return FL_VERDICT_UNSURE;
+}
+
+enum fl_verdict fl_search_judge(const struct fl_search_config *c,
+	const struct fl_search_obs *o, char *why, size_t whylen)
+{
+	char buf[320] = "";
 	double ref = o->offered_qps > 0 ? o->offered_qps : o->requested_qps;
+	enum fl_verdict v = FL_VERDICT_PASS;
 
 	if (o->requests == 0) {
 		why_add(buf, sizeof buf, "no requests were due in the measured window");
+		v = FL_VERDICT_FAIL;
+	} else if (o->driver_limited) {
+		why_add(buf, sizeof buf, "not judged: the driver's in-flight ceiling held requests "
+			"back (driver_limited)");
+		v = FL_VERDICT_UNJUDGED;
 	} else {
-		if (!(o->p95_ms <= c->sla_p95_ms))
-			why_add(buf, sizeof buf, "p95 %.1f ms > SLA %g ms", o->p95_ms, c->sla_p95_ms);
 		if (!(o->achieved_qps >= c->min_achieved * ref))
 			why_add(buf, sizeof buf, "achieved %.1f qps < %.0f%% of offered %.1f qps",
 				o->achieved_qps, c->min_achieved * 100, ref);
@@ -93,59 +157,80 @@ int fl_search_judge(const struct fl_search_config *c, const struct fl_search_obs
 		if (!(rate < c->max_error_rate))
 			why_add(buf, sizeof buf, "errors %.2f%% >= %g%%", rate * 100,
 				c->max_error_rate * 100);
+		v = buf[0] ? FL_VERDICT_FAIL : FL_VERDICT_PASS;
+		enum fl_verdict lat = judge_latency(c, o, buf, sizeof buf);
+		if (v == FL_VERDICT_PASS)
+			v = lat;
 	}
-	int pass = buf[0] == 0;
 	if (why != NULL && whylen > 0)
-		snprintf(why, whylen, "%s", pass ? "ok" : buf);
-	return pass;
+		snprintf(why, whylen, "%s", v == FL_VERDICT_PASS ? "ok" : buf);
+	return v;
 }
 
-static void search_finish(struct fl_search *s, int converged, double chosen, const char *fmt,
-	...) __attribute__((format(printf, 4, 5)));
-static void search_finish(struct fl_search *s, int converged, double chosen, const char *fmt,
-	...)
+unsigned fl_search_inflight(const struct fl_search_config *c, double qps, unsigned doublings)
+{
+	double n = ceil(qps * 2 * c->sla_p95_ms / 1000);
+	if (n < c->probe_inflight)
+		n = c->probe_inflight;
+	n = ldexp(n, (int)(doublings < 16 ? doublings : 16));
+	return n < 1e9 ? (unsigned)n : 1000000000u;
+}
+
+double fl_search_step_seconds(const struct fl_search_config *c, double qps)
+{
+	double need = fl_ci_samples_for(0.95, FL_CI_Z95, c->ci_pct) / qps;
+	return fmin(c->max_step_s, fmax(c->step_s, need));
+}
+
+static void search_finish(struct fl_search *s, int converged, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Rate q's record: judged passes and misses. */
+static void search_tally(const struct fl_search *s, double q, unsigned *pass, unsigned *miss)
+{
+	*pass = *miss = 0;
+	for (unsigned i = 0; i < s->nprobes; i++)
+		if (s->probes[i].step.qps == q) {
+			*pass += (unsigned)s->probes[i].pass;
+			*miss += (unsigned)s->probes[i].miss;
+		}
+}
+
+/* q passed twice, or passed a re-measure, and never missed. */
+static int search_confirmed(const struct fl_search *s, double q)
+{
+	unsigned pass, miss;
+	search_tally(s, q, &pass, &miss);
+	return pass >= 2 && miss == 0;
+}
+
+/* The highest rate below limit that passed and never missed; 0 when none. */
+static double search_clean_pass_below(const struct fl_search *s, double limit)
+{
+	double best = 0;
+	for (unsigned i = 0; i < s->nprobes; i++) {
+		double q = s->probes[i].step.qps;
+		unsigned pass, miss;
+		if (!s->probes[i].pass || q >= limit || q <= best)
+			continue;
+		search_tally(s, q, &pass, &miss);
+		if (miss == 0)
+			best = q;
+	}
+	return best;
+}
+
+static void search_finish(struct fl_search *s, int converged, const char *fmt, ...)
 {
 	va_list ap;
 
 	s->state = FL_SEARCH_DONE;
 	s->converged = converged;
-	s->chosen_qps = chosen;
+	s->sla_bound_qps = converged ? s->final_qps : 0;
+	s->lower_bound_qps = converged ? 0 : search_clean_pass_below(s, INFINITY);
 	va_start(ap, fmt);
 	vsnprintf(s->reason, sizeof s->reason, fmt, ap);
 	va_end(ap);
-}
-
-/* qps has been confirmed: passed twice, or passed a re-measure, and never failed. */
-static int search_confirmed(const struct fl_search *s, double qps)
-{
-	unsigned passes = 0;
-
-	for (unsigned i = 0; i < s->nprobes; i++) {
-		if (s->probes[i].qps != qps)
-			continue;
-		if (!s->probes[i].pass)
-			return 0;
-		passes++;
-	}
-	return passes >= 2;
-}
-
-/* The highest rate below limit that passed and never failed; 0 when none. */
-static double search_clean_pass_below(const struct fl_search *s, double limit)
-{
-	double best = 0;
-
-	for (unsigned i = 0; i < s->nprobes; i++) {
-		double q = s->probes[i].qps;
-		if (!s->probes[i].pass || q >= limit || q <= best)
-			continue;
-		int failed = 0;
-		for (unsigned j = 0; j < s->nprobes; j++)
-			failed |= s->probes[j].qps == q && !s->probes[j].pass;
-		if (!failed)
-			best = q;
-	}
-	return best;
 }
 
 /* The geometric midpoint of lo and hi, rounded to 0.1 qps when that keeps it inside. */
@@ -156,132 +241,283 @@ static double search_mid(double lo, double hi)
 	return r > lo && r < hi ? r : mid;
 }
 
-/* Choose the next probe, or finish. */
+/* The bracket's step factor: twice the tolerance, so a pass and a fail one step apart
+ * need one bisection. */
+static double search_bracket_step(const struct fl_search_config *c)
+{
+	return 1 + 2 * c->tolerance;
+}
+
+static void search_set(struct fl_search *s, double q, enum fl_search_phase ph)
+{
+	const struct fl_search_config *c = &s->cfg;
+	s->next.qps = fmin(q, c->max_qps);
+	s->next.phase = ph;
+	s->next.duration_s = ph == FL_PHASE_FINAL ? c->final_s : ph == FL_PHASE_PROBE ?
+		c->probe_s : fl_search_step_seconds(c, s->next.qps);
+	s->next.inflight = ph == FL_PHASE_PROBE ? c->probe_inflight :
+		fl_search_inflight(c, s->next.qps, 0);
+	s->unjudged_run = 0;
+}
+
+/* The search has its candidate lo: run the final window there (converges says whether
+ * its pass would converge the search, note says why not), or finish when none is left. */
+static void search_to_final(struct fl_search *s, int converges, const char *note)
+{
+	if (s->lo <= 0 || s->finals >= s->cfg.max_finals) {
+		search_finish(s, 0, "%s", note);
+		return;
+	}
+	s->final_converges = converges;
+	snprintf(s->final_note, sizeof s->final_note, "%s", note);
+	search_set(s, s->lo, FL_PHASE_FINAL);
+}
+
+/* Both ends known: bisect, re-measure, or go to the final window. */
+static void search_decide_bracketed(struct fl_search *s, unsigned budget)
+{
+	const struct fl_search_config *c = &s->cfg;
+	char note[200];
+	double gap = (s->hi - s->lo) / s->lo;
+	int confirmed = search_confirmed(s, s->lo);
+	double mid = search_mid(s->lo, s->hi);
+
+	/* One step stays in reserve for the re-measure unless lo is already confirmed. */
+	if (gap > c->tolerance && budget >= (confirmed ? 1u : 2u) && mid > s->lo &&
+	    mid < s->hi) {
+		search_set(s, mid, FL_PHASE_BISECT);
+		return;
+	}
+	if (!confirmed && budget >= 1) {
+		search_set(s, s->lo, FL_PHASE_REMEASURE);
+		return;
+	}
+	if (confirmed && gap <= c->tolerance) {
+		snprintf(note, sizeof note, "%g qps met the SLA twice, %g qps missed it: %.1f%% "
+			"apart, within the %g%% tolerance", s->lo, s->hi, gap * 100,
+			c->tolerance * 100);
+		search_to_final(s, 1, note);
+	} else if (gap > c->tolerance) {
+		snprintf(note, sizeof note, "step budget (%u steps) ran out: the knee lies "
+			"between %g and %g qps (%.1f%% apart, tolerance %g%%)%s", c->max_steps, s->lo,
+			s->hi, gap * 100, c->tolerance * 100, confirmed ? "" : "; the lower rate "
+			"was not re-measured");
+		search_to_final(s, 0, note);
+	} else {
+		snprintf(note, sizeof note, "step budget (%u steps) ran out before %g qps could "
+			"be re-measured", c->max_steps, s->lo);
+		search_to_final(s, 0, note);
+	}
+}
+
+/* Choose the next judged step, or the final window, or finish. */
 static void search_decide(struct fl_search *s)
 {
 	const struct fl_search_config *c = &s->cfg;
-	unsigned budget = c->max_steps > s->nprobes ? c->max_steps - s->nprobes : 0;
+	unsigned budget = c->max_steps > s->judged_steps ? c->max_steps - s->judged_steps : 0;
+	double step = search_bracket_step(c);
+	char note[200];
 
 	if (s->state == FL_SEARCH_DONE)
 		return;
 	if (s->lo == 0 && s->hi > 0) {
-		search_finish(s, 0, 0, "even START qps misses SLA: the start rate %g qps failed%s "
-			"(p95 SLA %g ms); lower --start-qps or check the logs", c->start_qps,
-			s->nprobes > 1 ? " its re-measure" : "", c->sla_p95_ms);
+		/* Nothing passed yet: down, faster each time, while the budget lasts. */
+		unsigned downs = 0;
+		for (unsigned i = 0; i < s->nprobes; i++)
+			downs += s->probes[i].step.phase == FL_PHASE_BRACKET && s->probes[i].miss;
+		unsigned e = downs == 0 ? 0 : downs - 1 < 5 ? downs - 1 : 5;
+		double q = s->hi / pow(step, (double)(1u << e));
+		if (budget == 0 || q < 0.001)
+			search_finish(s, 0, "even %g qps misses the SLA (p95 %g ms): no rate "
+				"passed; lower --start-qps or check the logs", s->hi, c->sla_p95_ms);
+		else
+			search_set(s, q, FL_PHASE_BRACKET);
+		return;
+	}
+	if (s->hi == 0 && s->lo == 0) {
+		double q = s->capacity_saturated ? SEARCH_START_FRAC * s->capacity_qps :
+			s->capacity_qps;
+		if (budget == 0)
+			search_finish(s, 0, "step budget (%u steps) ran out before any step",
+				c->max_steps);
+		else
+			search_set(s, q > 0 ? q : c->start_qps, FL_PHASE_BRACKET);
 		return;
 	}
 	if (s->hi == 0) {
 		if (s->lo >= c->max_qps) {
-			search_finish(s, 0, s->lo, "SLA never reached below max: %g qps (--max-qps) "
+			snprintf(note, sizeof note, "SLA never reached below max: %g qps (--max-qps) "
 				"still meets the SLA", c->max_qps);
-			return;
-		}
-		if (budget == 0) {
-			search_finish(s, 0, s->lo, "step budget (%u steps) ran out before any rate "
+			search_to_final(s, 0, note);
+		} else if (budget == 0) {
+			snprintf(note, sizeof note, "step budget (%u steps) ran out before any rate "
 				"missed the SLA; %g qps passed", c->max_steps, s->lo);
-			return;
+			search_to_final(s, 0, note);
+		} else {
+			/* Up by step, then by step^2 once two bracket steps passed: at most ~21%
+			 * past the last pass (10% tolerance), fewer steps from a low estimate. */
+			unsigned ups = 0;
+			for (unsigned i = 0; i < s->nprobes; i++)
+				ups += s->probes[i].step.phase == FL_PHASE_BRACKET && s->probes[i].pass;
+			search_set(s, s->lo * (ups >= 2 ? step * step : step), FL_PHASE_BRACKET);
 		}
-		s->next_qps = s->lo == 0 ? c->start_qps : fmin(s->lo * c->growth, c->max_qps);
-		s->next_phase = FL_PHASE_BRACKET;
 		return;
 	}
-
-	double gap = (s->hi - s->lo) / s->lo;
-	int confirmed = search_confirmed(s, s->lo);
-	double mid = search_mid(s->lo, s->hi);
-	/* One probe stays in reserve for the re-measure unless lo is already confirmed. */
-	if (gap > c->tolerance && budget >= (confirmed ? 1u : 2u) && mid > s->lo &&
-	    mid < s->hi) {
-		s->next_qps = mid;
-		s->next_phase = FL_PHASE_BISECT;
-		return;
-	}
-	if (!confirmed && budget >= 1) {
-		s->next_qps = s->lo;
-		s->next_phase = FL_PHASE_REMEASURE;
-		return;
-	}
-	if (confirmed && gap <= c->tolerance)
-		search_finish(s, 1, s->lo, "%g qps meets the SLA (confirmed by a re-measure), "
-			"%g qps misses it: %.1f%% apart, within the %g%% tolerance", s->lo, s->hi,
-			gap * 100, c->tolerance * 100);
-	else if (gap > c->tolerance)
-		search_finish(s, 0, s->lo, "step budget (%u steps) ran out: the knee lies between "
-			"%g and %g qps (%.1f%% apart, tolerance %g%%)%s", c->max_steps, s->lo, s->hi,
-			gap * 100, c->tolerance * 100, confirmed ? "" : "; the lower rate was not "
-			"re-measured");
-	else
-		search_finish(s, 0, s->lo, "step budget (%u steps) ran out before %g qps could be "
-			"re-measured", c->max_steps, s->lo);
+	search_decide_bracketed(s, budget);
 }
 
 void fl_search_init(struct fl_search *s, const struct fl_search_config *c)
 {
 	memset(s, 0, sizeof *s);
 	s->cfg = *c;
-	if (s->cfg.max_steps > FL_SEARCH_MAX_PROBES)
-		s->cfg.max_steps = FL_SEARCH_MAX_PROBES;
+	if (s->cfg.max_steps > 64)
+		s->cfg.max_steps = 64;
 	s->state = FL_SEARCH_RUNNING;
-	search_decide(s);
+	search_set(s, c->start_qps, FL_PHASE_PROBE);
 }
 
-int fl_search_next(struct fl_search *s, double *qps, enum fl_search_phase *phase)
+int fl_search_next(const struct fl_search *s, struct fl_search_step *st)
 {
 	if (s->state == FL_SEARCH_DONE)
 		return 0;
-	*qps = s->next_qps;
-	*phase = s->next_phase;
+	*st = s->next;
 	return 1;
+}
+
+/* A capacity probe's outcome: probe higher, or start the bracket. */
+static void search_record_probe(struct fl_search *s, const struct fl_search_obs *o)
+{
+	const struct fl_search_config *c = &s->cfg;
+	double ref = o->offered_qps > 0 ? o->offered_qps : o->requested_qps;
+	double q = s->next.qps;
+
+	s->cap_probes++;
+	if (o->achieved_qps < SEARCH_SATURATED * ref) {
+		s->capacity_saturated = 1;
+		/* Nothing came back: the rate before (or the start) is all we know. */
+		s->capacity_qps = o->achieved_qps > 0 ? o->achieved_qps : q / c->growth;
+	} else if (q >= c->max_qps || s->cap_probes >= FL_SEARCH_MAX_CAP_PROBES) {
+		s->capacity_qps = q;
+	} else {
+		search_set(s, q * c->growth, FL_PHASE_PROBE);
+		return;
+	}
+	search_decide(s);
+}
+
+/* A final window's outcome. */
+static void search_record_final(struct fl_search *s, double q, int pass, const char *why)
+{
+	s->finals++;
+	s->final_qps = q;
+	if (pass) {
+		if (s->final_converges)
+			search_finish(s, 1, "%s; the final window at %g qps passed", s->final_note, q);
+		else
+			search_finish(s, 0, "%s; the final window at %g qps passed, so it is a lower "
+				"bound, not an SLA bound", s->final_note, q);
+		return;
+	}
+	/* A failed final window is a failed re-measure: step down. */
+	s->hi = q;
+	s->lo = search_clean_pass_below(s, q);
+	if (s->finals >= s->cfg.max_finals || s->lo == 0) {
+		search_finish(s, 0, "the final window at %g qps missed (%s); %u final window%s "
+			"run, %s", q, why, s->finals, s->finals == 1 ? "" : "s", s->lo > 0 ?
+			"no more allowed (--max-finals)" : "no lower rate passed");
+		return;
+	}
+	search_decide(s);
 }
 
 int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *why,
 	size_t whylen)
 {
+	char buf[320];
 	if (s->state == FL_SEARCH_DONE || s->nprobes >= FL_SEARCH_MAX_PROBES)
 		return -1;
-	double q = s->next_qps;
-	int pass = fl_search_judge(&s->cfg, o, why, whylen);
-	s->probes[s->nprobes++] = (struct fl_search_probe){ q, s->next_phase, pass, o->p95_ms };
+	const struct fl_search_config *c = &s->cfg;
+	struct fl_search_step st = s->next;
+	enum fl_verdict v = st.phase == FL_PHASE_PROBE ? FL_VERDICT_UNJUDGED :
+		fl_search_judge(c, o, buf, sizeof buf);
+	if (st.phase == FL_PHASE_PROBE)
+		snprintf(buf, sizeof buf, "capacity probe: %.1f of %.1f qps answered",
+			o->achieved_qps, o->offered_qps > 0 ? o->offered_qps : o->requested_qps);
+	/* Unsure at the longest step (or in a final window) is a miss: not known to hold. */
+	int longest = st.phase == FL_PHASE_FINAL || st.duration_s >= c->max_step_s;
+	struct fl_search_probe *p = &s->probes[s->nprobes++];
+	*p = (struct fl_search_probe){ st, v, v == FL_VERDICT_PASS, v == FL_VERDICT_FAIL ||
+		(v == FL_VERDICT_UNSURE && longest), o->p95_ms, o->p95_lo_ms, o->p95_hi_ms,
+		o->achieved_qps };
+	if (p->miss && v == FL_VERDICT_UNSURE)
+		strncat(buf, " (at the longest step: counted as a miss)",
+			sizeof buf - strlen(buf) - 1);
+	if (why != NULL && whylen > 0)
+		snprintf(why, whylen, "%s", buf);
+	if (st.phase != FL_PHASE_PROBE && st.phase != FL_PHASE_FINAL)
+		s->judged_steps++;
 
-	if (s->next_phase == FL_PHASE_REMEASURE) {
-		/* A failed re-measure: q is not a safe rate. It bounds the knee from above, and
-		 * the next lower rate that never failed becomes the candidate. */
-		if (!pass) {
-			s->hi = q;
-			s->lo = search_clean_pass_below(s, q);
+	if (st.phase == FL_PHASE_PROBE) {
+		search_record_probe(s, o);
+	} else if (v == FL_VERDICT_UNJUDGED) {
+		unsigned run = s->unjudged_run + 1;
+		int budget = st.phase == FL_PHASE_FINAL || s->judged_steps < c->max_steps;
+		if (run > SEARCH_MAX_UNJUDGED || !budget) {
+			search_finish(s, 0, "the driver limited the step at %g qps %u times, even "
+				"with %u requests in flight allowed; give it more connections "
+				"(--driver-args \"--connections N\")", st.qps, run, st.inflight);
+		} else {
+			s->next.inflight = fl_search_inflight(c, st.qps, run);
+			s->unjudged_run = run;
 		}
-	} else if (pass) {
-		if (q > s->lo)
-			s->lo = q;
-	} else if (s->hi == 0 || q < s->hi) {
-		s->hi = q;
+	} else if (v == FL_VERDICT_UNSURE && !longest && s->judged_steps < c->max_steps) {
+		s->next.duration_s = fmin(c->max_step_s, 2 * st.duration_s);
+	} else if (st.phase == FL_PHASE_FINAL) {
+		search_record_final(s, st.qps, p->pass, buf);
+	} else {
+		if (st.phase == FL_PHASE_REMEASURE) {
+			/* A failed re-measure: q is not a safe rate. It bounds the knee from above,
+			 * and the next lower rate that never missed becomes the candidate. */
+			if (p->miss) {
+				s->hi = st.qps;
+				s->lo = search_clean_pass_below(s, st.qps);
+			}
+		} else if (p->pass) {
+			if (st.qps > s->lo)
+				s->lo = st.qps;
+		} else if (p->miss && (s->hi == 0 || st.qps < s->hi)) {
+			s->hi = st.qps;
+		}
+		search_decide(s);
 	}
-	search_decide(s);
-	return pass;
+	return (int)v;
 }
 
 void fl_search_abort(struct fl_search *s, const char *why)
 {
 	if (s->state == FL_SEARCH_DONE)
 		return;
-	search_finish(s, 0, s->lo, "%s", why);
+	search_finish(s, 0, "%s", why);
 }
 
 unsigned fl_search_remaining(const struct fl_search *s)
 {
 	const struct fl_search_config *c = &s->cfg;
-	unsigned budget = c->max_steps > s->nprobes ? c->max_steps - s->nprobes : 0;
+	unsigned budget = c->max_steps > s->judged_steps ? c->max_steps - s->judged_steps : 0;
+	unsigned finals = c->max_finals > s->finals ? 1 : 0;
 
 	if (s->state == FL_SEARCH_DONE)
 		return 0;
+	if (s->next.phase == FL_PHASE_FINAL)
+		return 1;
 	if (s->hi == 0 || s->lo == 0)
-		return budget;
-	/* Bisection halves log(hi / lo) per probe; then one re-measure. */
+		return (budget < 5 ? budget : 5) + finals;
+	/* Bisection halves log(hi / lo) per step; then one re-measure. */
 	unsigned n = search_confirmed(s, s->lo) ? 0 : 1;
 	double ratio = s->hi / s->lo;
 	while (ratio - 1 > c->tolerance && n < budget) {
 		ratio = sqrt(ratio);
 		n++;
 	}
-	return n < budget ? n : budget;
+	return (n < budget ? n : budget) + finals;
 }

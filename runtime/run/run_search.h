@@ -1,24 +1,47 @@
 /* run_search.h: the SLA search of `frontload run` as a pure state machine.
  *
- * No I/O, no clock, no randomness: the caller asks fl_search_next for the rate to probe,
- * measures it, and hands the measurement to fl_search_record, until fl_search_next says
- * the search is done. Tests drive it with a synthetic latency model.
+ * No I/O, no clock, no randomness: the caller asks fl_search_next for the step to run
+ * (rate, phase, seconds, driver in-flight ceiling), measures it, and hands the
+ * measurement to fl_search_record, until fl_search_next says the search is done. Tests
+ * drive it with synthetic step outcomes.
  *
  * The search (rates are per instance, requests/s):
- *   bracket   start at start_qps and multiply by growth while a step passes (capped at
- *             max_qps); the first failing rate ends the bracket.
- *   bisect    probe the geometric midpoint of the highest pass (lo) and the lowest fail
- *             (hi) until (hi - lo) / lo <= tolerance. One probe is always kept in reserve
- *             for the re-measure.
- *   remeasure probe lo once more, so one lucky step cannot decide. When the re-measure
- *             fails, lo becomes the new hi and the next lower passing rate the new lo;
- *             bisection resumes if the gap is wider than the tolerance, and the new lo is
- *             re-measured in turn.
- *   done      converged: lo passed twice (or its re-measure passed) and hi failed, within
- *             the tolerance. Otherwise converged = 0 with a reason: the start rate misses
- *             the SLA, max_qps passes, or the step budget ran out.
- * A step passes when p95 <= SLA, achieved >= min_achieved x offered and the error rate is
- * below max_error_rate (fl_search_judge).
+ *   probe     capacity estimate: short steps from start_qps, the rate times growth each
+ *             time, with the driver's in-flight ceiling held at probe_inflight, so the
+ *             leaf sees a bounded (closed-loop-like) concurrency. The first probe whose
+ *             replies fall below 85% of the offered rate saturated the leaf: its reply
+ *             rate is the capacity C. No probe is judged against the SLA.
+ *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance; step^2 after two passes) while
+ *             a step passes, down by it (faster each time) while one fails, so no step is
+ *             pushed far past the knee.
+ *   bisect    the geometric midpoint of the highest pass (lo) and the lowest fail (hi)
+ *             until (hi - lo) / lo <= tolerance; one step stays in reserve for the
+ *             re-measure.
+ *   remeasure lo once more, so one lucky step cannot decide. A failed re-measure makes lo
+ *             the new hi and the next lower rate that never failed the new lo.
+ *   final     the steady final window at lo. converged only when the knee is bracketed
+ *             within the tolerance, lo passed twice, and the final window passed. A failed
+ *             final window is treated as a failed re-measure (the search steps down,
+ *             bisects or re-measures within the step budget) and the final window runs
+ *             again, at most max_finals times in all.
+ *   done      converged: sla_bound_qps = the final window's rate. Otherwise no SLA bound:
+ *             lower_bound_qps = the highest rate that passed every time it was judged
+ *             (0: none), with the reason (start rate misses the SLA, max_qps passes, the
+ *             step budget ran out, the final window failed max_finals times).
+ *
+ * Judging a step (fl_search_judge): with n latencies, the p95's 95% interval spans the
+ * values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05) (run_ci.h; the driver reports them).
+ * A step passes when the interval lies at or below the SLA, achieved >= min_achieved x
+ * offered and errors < max_error_rate of requests; it fails when the interval lies above
+ * the SLA or achieved or errors miss; it is UNSURE when the SLA lies inside the interval
+ * (then the same rate is measured again for twice as long, up to max_step_s; still
+ * unsure at max_step_s counts as a miss: the rate is not known to hold); it is UNJUDGED
+ * when the driver limited it (then it runs again with twice the in-flight ceiling, twice
+ * at most, and a third time ends the search).
+ * Step lengths: at least step_s, and long enough for min_samples latencies (enough for the
+ * p95's interval to span +- ci_pct percentile points), at most max_step_s.
+ * In-flight ceiling: rate x 2 x SLA (a leaf holding that many is already past the SLA on
+ * average, by Little's law), at least probe_inflight, doubled per unjudged retry.
  */
 #ifndef FL_RUN_SEARCH_H
 #define FL_RUN_SEARCH_H
@@ -26,32 +49,54 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FL_SEARCH_MAX_PROBES 64u  /* largest max_steps */
+#define FL_SEARCH_MAX_PROBES 96u  /* every step of a search: probes, steps, finals */
+#define FL_SEARCH_MAX_CAP_PROBES 8u  /* capacity probes at most */
 
 /* What a step is for (also the "phase" column of steps.csv). */
 enum fl_search_phase {
-	FL_PHASE_BRACKET,    /* exponential growth from the start rate */
+	FL_PHASE_BRACKET,    /* near the knee, up or down by the bracket step */
 	FL_PHASE_BISECT,     /* between the highest pass and the lowest fail */
 	FL_PHASE_REMEASURE,  /* the best passing rate, once more */
-	FL_PHASE_FINAL,      /* the steady final window (run_main, not the search) */
-	FL_PHASE_FIXED       /* a rate of --qps (run_main, not the search) */
+	FL_PHASE_FINAL,      /* the steady final window */
+	FL_PHASE_FIXED,      /* a rate of --qps (run_main, not the search) */
+	FL_PHASE_PROBE       /* capacity probe (not judged) */
 };
 
-/* "bracket", "bisect", "remeasure", "final", "fixed". */
+/* "bracket", "bisect", "remeasure", "final", "fixed", "probe". */
 const char *fl_search_phase_name(enum fl_search_phase p);
 
-struct fl_search_config {
-	double start_qps;       /* first rate, > 0 (requests/s) */
-	double max_qps;         /* no probe above this, >= start_qps (requests/s) */
-	double growth;          /* bracket multiplier, > 1 */
-	double sla_p95_ms;      /* p95 end-to-end latency bound (ms) */
-	double tolerance;       /* bisection stops when (hi - lo) / lo <= this (0.05 = 5%) */
-	unsigned max_steps;     /* probes in all: bracket + bisect + remeasure, 1..64 */
-	double min_achieved;    /* pass needs achieved >= this x offered (0.95) */
-	double max_error_rate;  /* pass needs errors / requests < this (0.01) */
+/* A step's verdict. */
+enum fl_verdict {
+	FL_VERDICT_FAIL,      /* the SLA (or achieved, or errors) surely missed */
+	FL_VERDICT_PASS,      /* surely met */
+	FL_VERDICT_UNSURE,    /* the SLA lies inside the p95's interval */
+	FL_VERDICT_UNJUDGED   /* the driver limited the step, or a capacity probe */
 };
 
-/* start 4, max 100000, growth 2, SLA 700 ms, tolerance 5%, 12 steps, 95%, 1%. */
+/* "fail", "pass", "unsure", "unjudged". */
+const char *fl_verdict_name(enum fl_verdict v);
+
+struct fl_search_config {
+	double start_qps;       /* first capacity probe, > 0 (requests/s) */
+	double max_qps;         /* no step above this, >= start_qps (requests/s) */
+	double growth;          /* capacity-probe multiplier, > 1 */
+	double sla_p95_ms;      /* p95 end-to-end latency bound (ms) */
+	double tolerance;       /* bisection stops when (hi - lo) / lo <= this (0.05 = 5%) */
+	unsigned max_steps;     /* judged steps (bracket, bisect, remeasure, repeats), 1..64 */
+	unsigned max_finals;    /* final windows at most, 1..8 */
+	double min_achieved;    /* pass needs achieved >= this x offered (0.95) */
+	double max_error_rate;  /* pass needs errors / requests < this (0.01) */
+	double probe_s;         /* measured seconds of a capacity probe */
+	double step_s;          /* shortest measured seconds of a judged step */
+	double max_step_s;      /* longest, >= step_s */
+	double final_s;         /* measured seconds of a final window */
+	double ci_pct;          /* steps aim for a p95 interval of +- this many percentile
+	                           points (1: p94..p96) */
+	unsigned probe_inflight; /* driver in-flight ceiling in probes, and the least one */
+};
+
+/* start 4, max 100000, growth 4, SLA 700 ms, tolerance 5%, 16 steps, 2 finals, 95%, 1%,
+ * probes 2 s, steps 15..60 s, final 300 s, +- 1 point, 64 in flight. */
 void fl_search_config_default(struct fl_search_config *c);
 
 /* Check c. Returns 0, or -1 with err naming the bad field. */
@@ -65,20 +110,35 @@ struct fl_search_obs {
 	                           rate by about 1/sqrt(N)); <= 0: use requested_qps */
 	double achieved_qps;    /* replies per second in the measured window */
 	double p95_ms;          /* p95 latency of OK replies (ms) */
+	double p95_lo_ms;       /* the p95's 95% interval (ms): the largest lower end and */
+	double p95_hi_ms;       /* the largest upper end over instances; < 0: unknown (then
+	                           the point p95 is both ends) */
+	uint64_t latencies;     /* OK replies in the histograms (fewest over instances) */
 	uint64_t requests;      /* requests due in the measured window */
 	uint64_t errors;        /* of those: errors, timeouts and OVERLOADED replies */
+	int driver_limited;     /* some instance's driver was the bottleneck */
 };
 
-/* Whether o passes under c: 1 or 0; why (may be NULL) says what failed or "ok". */
-int fl_search_judge(const struct fl_search_config *c, const struct fl_search_obs *o,
-	char *why, size_t whylen);
+/* The verdict of o under c; why (may be NULL) says what failed, "ok", or why not judged. */
+enum fl_verdict fl_search_judge(const struct fl_search_config *c,
+	const struct fl_search_obs *o, char *why, size_t whylen);
 
-/* One probe of the log. */
-struct fl_search_probe {
+/* The step to run next. */
+struct fl_search_step {
 	double qps;
 	enum fl_search_phase phase;
-	int pass;
-	double p95_ms;
+	double duration_s;      /* measured seconds */
+	unsigned inflight;      /* driver in-flight ceiling (all connections) */
+};
+
+/* One step of the log. */
+struct fl_search_probe {
+	struct fl_search_step step;
+	enum fl_verdict verdict;
+	int pass;               /* counts as a pass (verdict PASS) */
+	int miss;               /* counts as a miss (FAIL, or UNSURE at max_step_s) */
+	double p95_ms, p95_lo_ms, p95_hi_ms;
+	double achieved_qps;
 };
 
 enum fl_search_state { FL_SEARCH_RUNNING, FL_SEARCH_DONE };
@@ -86,36 +146,52 @@ enum fl_search_state { FL_SEARCH_RUNNING, FL_SEARCH_DONE };
 struct fl_search {
 	struct fl_search_config cfg;
 	enum fl_search_state state;
+	double capacity_qps;        /* from the probes; 0 while unknown */
+	int capacity_saturated;     /* a probe saturated the leaf (else capacity >= it) */
 	double lo;                  /* highest rate believed to pass; 0: none */
-	double hi;                  /* lowest rate that failed; 0: none */
-	double next_qps;            /* the probe handed out (or to hand out) next */
-	enum fl_search_phase next_phase;
-	unsigned nprobes;
+	double hi;                  /* lowest rate that missed; 0: none */
+	struct fl_search_step next; /* the step handed out (or to hand out) next */
+	unsigned nprobes;           /* entries of probes[] */
+	unsigned judged_steps;      /* steps counted against max_steps */
+	unsigned cap_probes;        /* capacity probes run */
+	unsigned finals;            /* final windows run */
+	unsigned unjudged_run;      /* consecutive driver-limited repeats of next */
+	int final_converges;        /* the pending final window would converge the search */
+	char final_note[200];       /* why it would not (for the reason) */
 	struct fl_search_probe probes[FL_SEARCH_MAX_PROBES];
 	/* Outcome, once state is DONE. */
-	int converged;              /* 1: the knee is bracketed within the tolerance */
-	double chosen_qps;          /* rate for the final window; 0: none passed */
-	char reason[256];           /* why it converged or did not, for the result */
+	int converged;              /* bracketed within the tolerance, confirmed, final passed */
+	double sla_bound_qps;       /* converged: the final window's rate; else 0 */
+	double lower_bound_qps;     /* not converged: highest clean pass; 0: none */
+	double final_qps;           /* rate of the last final window; 0: none ran */
+	char reason[320];           /* why it converged or did not, for the result */
 };
 
 /* Start a search (c must pass fl_search_config_check). */
 void fl_search_init(struct fl_search *s, const struct fl_search_config *c);
 
-/* The next probe: returns 1 with *qps and *phase set, or 0 when the search is done (see
- * converged, chosen_qps and reason). Calling it again before recording returns the same
- * probe. */
-int fl_search_next(struct fl_search *s, double *qps, enum fl_search_phase *phase);
+/* The next step: returns 1 with *st set, or 0 when the search is done. Calling it again
+ * before recording returns the same step. */
+int fl_search_next(const struct fl_search *s, struct fl_search_step *st);
 
-/* Record the measurement of the probe fl_search_next handed out. Returns its verdict
- * (1 pass, 0 fail), or -1 when the search is already done. why as fl_search_judge. */
+/* Record the measurement of the step fl_search_next handed out. Returns its verdict, or
+ * -1 when the search is already done. why as fl_search_judge. */
 int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *why,
 	size_t whylen);
 
-/* End the search now (interrupted or a failure): converged = 0, chosen_qps = the highest
- * rate that passed and never failed, reason = why. */
+/* End the search now (interrupted or a failure): not converged, lower bound = the highest
+ * clean pass, reason = why. */
 void fl_search_abort(struct fl_search *s, const char *why);
 
-/* Upper bound on the probes still to come (for an ETA). */
+/* Upper bound on the steps still to come, final windows included (for an ETA). */
 unsigned fl_search_remaining(const struct fl_search *s);
+
+/* The in-flight ceiling for qps under c: ceil(qps x 2 x SLA), at least probe_inflight,
+ * times 2^doublings. */
+unsigned fl_search_inflight(const struct fl_search_config *c, double qps, unsigned doublings);
+
+/* Measured seconds of a judged step at qps: enough for the p95 interval target, within
+ * [step_s, max_step_s]. */
+double fl_search_step_seconds(const struct fl_search_config *c, double qps);
 
 #endif

@@ -97,11 +97,13 @@ static double run_eta(const struct fl_run *r, enum fl_search_phase phase, double
 			done += r->steps[i].phase == FL_PHASE_FIXED;
 		if (done + 1 < c->nfixed)
 			eta += (double)(c->nfixed - done - 1) * (c->warmup_s + c->duration_s + 0.5);
-	} else if (phase != FL_PHASE_FINAL) {
+	} else {
+		/* The steps still to come after this one, the last a final window. */
 		unsigned more = fl_search_remaining(&r->search);
-		if (more > 0)
-			eta += (double)(more - 1) * (c->warmup_s + c->step_s + 0.5);
-		eta += c->warmup_s + c->final_s;
+		if (more > 1)
+			eta += (double)(more - 2) * (c->warmup_s + c->search.step_s + 0.5);
+		if (more > 1 || phase != FL_PHASE_FINAL)
+			eta += c->warmup_s + c->search.final_s;
 	}
 	return eta;
 }
@@ -155,13 +157,14 @@ static int run_read_driver(struct fl_run *r, struct fl_run_instance *in,
 	}
 }
 
-/* Run one step at qps per instance. snap: take leaf stats around the measured window.
- * Returns 0 (step kept), -1 failed, -2 interrupted (the partial step is kept). */
+/* Run one step at qps per instance. inflight: the drivers' in-flight ceiling (0: leave
+ * it). snap: take leaf stats around the measured window. Returns 0 (step kept), -1
+ * failed, -2 interrupted (the partial step is kept). */
 static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, double warmup,
-	double duration, int snap)
+	double duration, unsigned inflight, int snap)
 {
 	struct fl_run_step st;
-	char cmd[160], rate[32], eta[32];
+	char cmd[160], rate[32], eta[32], ceil_txt[32] = "";
 	int got[FL_RUN_MAX_INSTANCES] = { 0 }, ngot = 0, rc = 0;
 	struct fl_cpu_times c0, c1;
 	int have_c0 = 0, have_c1 = 0;
@@ -174,6 +177,8 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	st.qps = qps;
 	st.warmup_s = warmup;
 	st.duration_s = duration;
+	st.inflight = inflight;
+	st.verdict = FL_VERDICT_UNJUDGED;
 	st.ninst = r->ninst;
 	st.host_cpu_pct = -1;
 	st.inst = calloc(r->ninst, sizeof *st.inst);
@@ -189,10 +194,16 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 
 	snprintf(rate, sizeof rate, "%.1f qps%s", qps * r->ninst, r->ninst > 1 ? " total" : "");
 	run_fmt_secs(run_eta(r, phase, warmup + duration), eta, sizeof eta);
-	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %.0f s warm-up + %.0f s, ETA %s", st.number,
-		fl_search_phase_name(phase), rate, warmup, duration, eta);
+	if (inflight)
+		snprintf(ceil_txt, sizeof ceil_txt, ", %u in flight at most", inflight);
+	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %.0f s warm-up + %.0f s%s, ETA %s",
+		st.number, fl_search_phase_name(phase), rate, warmup, duration, ceil_txt, eta);
 
-	snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f\n", qps, warmup, duration);
+	if (inflight)
+		snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u\n", qps, warmup, duration,
+			inflight);
+	else
+		snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f\n", qps, warmup, duration);
 	for (unsigned i = 0; i < r->ninst; i++) {
 		struct fl_run_instance *in = &r->inst[i];
 		if (write(in->driver.to_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
@@ -287,7 +298,7 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 			if (r->nsteps > 0)
 				snprintf(last, sizeof last, ", last p95 %.0f ms (%s)",
 					r->steps[r->nsteps - 1].worst.p95,
-					r->steps[r->nsteps - 1].pass ? "pass" : "fail");
+					fl_verdict_name(r->steps[r->nsteps - 1].verdict));
 			run_fmt_secs(run_eta(r, phase, left), eta, sizeof eta);
 			run_say(r, 0, RUN_PROG ": step %u %s %s: %s, %d/%u reported%s, ETA %s",
 				st.number, fl_search_phase_name(phase), rate, now < win_start ?
@@ -311,12 +322,13 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 		st.pass = 0;
 		snprintf(st.why, sizeof st.why, "interrupted by signal %d", (int)run_signal);
 		rc = -2;
-	} else if (phase == FL_PHASE_BRACKET || phase == FL_PHASE_BISECT ||
-		   phase == FL_PHASE_REMEASURE) {
-		st.pass = fl_search_record(&r->search, &st.sum, st.why, sizeof st.why) == 1;
+	} else if (phase == FL_PHASE_FIXED) {
+		st.verdict = fl_search_judge(&r->cfg.search, &st.sum, st.why, sizeof st.why);
 	} else {
-		st.pass = fl_search_judge(&r->cfg.search, &st.sum, st.why, sizeof st.why);
+		int v = fl_search_record(&r->search, &st.sum, st.why, sizeof st.why);
+		st.verdict = v < 0 ? FL_VERDICT_UNJUDGED : (enum fl_verdict)v;
 	}
+	st.pass = st.verdict == FL_VERDICT_PASS;
 	/* Keep the step. */
 	if (r->nsteps == r->steps_cap) {
 		size_t cap = r->steps_cap ? r->steps_cap * 2 : 16;
@@ -332,18 +344,22 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	r->steps[r->nsteps++] = st;
 	st.inst = NULL;
 	const struct fl_run_step *s = &r->steps[r->nsteps - 1];
-	char cpu[16] = "?";
+	char cpu[16] = "?", ci[64] = "";
 	if (s->host_cpu_pct >= 0)
 		snprintf(cpu, sizeof cpu, "%.0f%%", s->host_cpu_pct);
-	run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f, p95 %.1f ms, p99 %.1f ms, "
+	if (s->sum.p95_lo_ms >= 0 && s->sum.p95_hi_ms >= 0)
+		snprintf(ci, sizeof ci, " [%.1f..%.1f]", s->sum.p95_lo_ms, s->sum.p95_hi_ms);
+	const char *verdict = rc == -2 ? "interrupted" : s->pass ? "pass" :
+		s->verdict == FL_VERDICT_FAIL ? "FAIL" : s->verdict == FL_VERDICT_UNSURE ?
+		"unsure" : "not judged";
+	run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f, p95 %.1f ms%s, p99 %.1f ms, "
 		"errors %llu, host cpu %s: %s%s%s", s->number, fl_search_phase_name(phase), rate,
-		s->sum.achieved_qps, s->worst.p95, s->worst.p99,
-		(unsigned long long)s->sum.errors, cpu,
-		rc == -2 ? "interrupted" : s->pass ? "pass" : "FAIL",
+		s->sum.achieved_qps, s->worst.p95, ci, s->worst.p99,
+		(unsigned long long)s->sum.errors, cpu, verdict,
 		s->pass || rc == -2 ? "" : ": ", s->pass || rc == -2 ? "" : s->why);
 	run_write(r);
 	if (rc == 0 && (!s->pass || s->timeouts > 0))
-		run_settle(r, fmin(10, r->cfg.warmup_s + r->cfg.step_s));
+		run_settle(r, fmin(10, r->cfg.warmup_s + r->cfg.search.step_s));
 out:
 	if (st.inst) {
 		for (unsigned i = 0; i < r->ninst; i++)
@@ -356,25 +372,29 @@ out:
 int run_search_all(struct fl_run *r)
 {
 	const struct fl_run_config *c = &r->cfg;
-	double q;
-	enum fl_search_phase ph;
+	struct fl_search_step st;
 	int rc;
 
 	fl_search_init(&r->search, &c->search);
-	while (fl_search_next(&r->search, &q, &ph))
-		if ((rc = run_step(r, ph, q, c->warmup_s, c->step_s, 0)) != 0)
+	while (fl_search_next(&r->search, &st)) {
+		int final = st.phase == FL_PHASE_FINAL;
+		/* A probe needs only the connections warm, not the leaf's caches. */
+		double warm = st.phase == FL_PHASE_PROBE ? fmin(c->warmup_s, 0.5) : c->warmup_s;
+		if (final)
+			run_say(r, 1, RUN_PROG ": final window at %.1f qps%s: %s", st.qps * r->ninst,
+				r->ninst > 1 ? " total" : "", r->search.final_note);
+		rc = run_step(r, st.phase, st.qps, warm, st.duration_s, st.inflight, final);
+		if (rc != -1 && final) {
+			r->final_step = (long)r->nsteps - 1;
+			r->final_host_cpu_pct = r->steps[r->final_step].host_cpu_pct;
+		}
+		if (rc != 0)
 			return rc;
+	}
 	run_say(r, 1, RUN_PROG ": search %s: %s", r->search.converged ? "converged" :
 		"did not converge", r->search.reason);
 	run_write(r);
-	if (r->search.chosen_qps <= 0)
-		return 0;
-	rc = run_step(r, FL_PHASE_FINAL, r->search.chosen_qps, c->warmup_s, c->final_s, 1);
-	if (rc != -1) {
-		r->final_step = (long)r->nsteps - 1;
-		r->final_host_cpu_pct = r->steps[r->final_step].host_cpu_pct;
-	}
-	return rc;
+	return 0;
 }
 
 int run_fixed_all(struct fl_run *r)
@@ -383,7 +403,7 @@ int run_fixed_all(struct fl_run *r)
 	for (unsigned i = 0; i < c->nfixed; i++) {
 		int last = i + 1 == c->nfixed;
 		int rc = run_step(r, FL_PHASE_FIXED, c->fixed_qps[i], c->warmup_s, c->duration_s,
-			last);
+			0, last);
 		if (rc != -1 && last) {
 			r->final_step = (long)r->nsteps - 1;
 			r->final_host_cpu_pct = r->steps[r->final_step].host_cpu_pct;

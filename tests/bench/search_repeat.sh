@@ -1,0 +1,83 @@
+#!/bin/sh
+# search_repeat.sh: does the search of `frontload run` converge, and repeat? Prints figures;
+# asserts nothing (exit 0 whatever the runs found). Issue 11 item 13's goals: `--quick`
+# converges within 2 minutes on the --copies=2 build and three runs with the same seed
+# agree within 5% on sla_bound_qps; the default search converges within 10 minutes and
+# three runs agree within 3%.
+# Usage: tests/bench/search_repeat.sh [--build DIR] [--runs N] [--default] [-- RUN ARGS]
+#   --build DIR   the build directory holding frontload (default: build)
+#   --runs N      runs, same seed (default 3)
+#   --default     the default search instead of --quick (about 10 minutes a run)
+#   -- ARGS       more `frontload run` flags (e.g. --seed 7)
+# Prints one line per run (seconds, exit status, converged, sla_bound_qps or
+# lower_bound_qps, capacity estimate, steps) and a summary: the spread of sla_bound_qps,
+# (max - min) / min, against the goal. The machine's load is printed too: runs beside
+# other work are noisy, and the line says so.
+set -eu
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$src/build
+runs=3
+mode=--quick
+goal_s=120
+goal_pct=5
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--default) mode=""; goal_s=600; goal_pct=3; shift ;;
+	--) shift; break ;;
+	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	*) echo "search_repeat.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+command -v jq >/dev/null 2>&1 || { echo "search_repeat.sh: needs jq" >&2; exit 2; }
+build=$(cd "$build" && pwd) || exit 2
+run=$build/frontload
+[ -x "$run" ] || { echo "search_repeat.sh: $run not built" >&2; exit 2; }
+root=$(mktemp -d /tmp/frontload-search.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+copies=$(jq -r '.copies // "?"' "$build/config.json" 2>/dev/null || echo "?")
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the runs"
+echo "build: $build (--copies=$copies); runs: $runs x frontload run ${mode:-(default)} $*"
+bounds=""
+all_conv=1
+max_s=0
+i=1
+while [ "$i" -le "$runs" ]; do
+	out=$root/run$i
+	t0=$(date +%s)
+	set +e
+	# shellcheck disable=SC2086
+	(cd "$root" && "$run" run $mode --out "$out" "$@") >"$root/run$i.log" 2>&1
+	rc=$?
+	set -e
+	took=$(($(date +%s) - t0))
+	[ "$took" -gt "$max_s" ] && max_s=$took
+	r=$out/result.json
+	if [ ! -s "$r" ]; then
+		echo "run $i: ${took} s, exit $rc, no result.json"
+		all_conv=0
+		i=$((i + 1))
+		continue
+	fi
+	line=$(jq -r '"converged \(.converged), sla_bound_qps \(.sla_bound_qps // "null"), " +
+		"lower_bound_qps \(.lower_bound_qps // "null"), capacity \(.search.capacity_qps // "null"), " +
+		"\(.steps | length) steps (\([.steps[].phase] | join(" "))), final p95 \(.p95_ms // "null") ms"' "$r")
+	echo "run $i: ${took} s, exit $rc, $line"
+	b=$(jq -r '.sla_bound_qps // empty' "$r")
+	if [ -n "$b" ]; then
+		bounds="$bounds $b"
+	else
+		all_conv=0
+		echo "  why: $(jq -r .converged_reason "$r")"
+	fi
+	i=$((i + 1))
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) (above $(nproc): other work shared the CPUs; figures are noisy)"
+if [ -n "$bounds" ]; then
+	echo "$bounds" | tr ' ' '\n' | awk -v goal="$goal_pct" -v n="$runs" 'NF {
+		v[++k] = $1; if (k == 1 || $1 < lo) lo = $1; if (k == 1 || $1 > hi) hi = $1 }
+		END { printf "sla_bound_qps over %d converged run(s) of %d: min %.1f, max %.1f, spread %.1f%% (goal <= %g%%)\n",
+			k, n, lo, hi, 100 * (hi - lo) / lo, goal }'
+fi
+echo "all converged: $([ "$all_conv" = 1 ] && echo yes || echo no); longest run ${max_s} s (goal <= ${goal_s} s)"

@@ -1,0 +1,98 @@
+#!/bin/sh
+# run_search_converge.sh: the whole search of `frontload run --quick`, uncapped, end to
+# end: capacity probes, a bracket near the knee, bisection, the re-measure and a final
+# window that passes, converging on this machine's knee.
+#
+# Checks:
+#   - exit status 0 within 150 s (complete and converged);
+#   - result.json: converged true, sla_bound_qps = final_requested_qps (the final window's
+#     rate), lower_bound_qps null, final_pass true with final_verdict "pass" and a p95
+#     interval whose upper end is <= the SLA; search.capacity_qps > 0;
+#   - the steps: capacity probes first (unjudged), then bracket steps; a bisect or a
+#     re-measure step; the last step the final window; every judged step has a p95
+#     interval (lo <= p95 <= hi) and an in-flight ceiling >= rate x 2 x SLA; no step that
+#     was judged pass or fail was driver_limited; the rate passed at least twice before
+#     its final window;
+#   - closing lines say "converged: yes" and the sla_bound_qps.
+# Timing and capacity: skipped (77) under sanitizers.
+. "$(dirname "$0")/common.inc"
+
+if [ -n "${FL_SANITIZERS:-}" ]; then
+	echo "skipped: the search judges timing and capacity; not under sanitizers ($FL_SANITIZERS)"
+	exit 77
+fi
+RUN=$B/frontload
+[ -x "$RUN" ] || fail "$RUN not built (ninja frontload)"
+command -v jq >/dev/null 2>&1 || fail "jq not installed"
+LIMIT_S=150
+
+O=$T/run
+note "frontload run --quick --out $O"
+t0=$(date +%s)
+(cd "$T" && exec "$RUN" run --quick --out "$O") >"$T/run.out" 2>"$T/run.log" &
+rpid=$!
+FL_PIDS="$FL_PIDS $rpid"
+FL_SERVERS="$FL_SERVERS run"
+i=0
+while running "$rpid" && [ "$i" -lt $((LIMIT_S * 10)) ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if running "$rpid"; then
+	kill -TERM "$rpid"
+	wait "$rpid"
+	forget "$rpid"
+	fail "frontload run --quick still running after $LIMIT_S s (stopped with SIGTERM)"
+fi
+wait "$rpid"
+rc=$?
+forget "$rpid"
+took=$(($(date +%s) - t0))
+R=$O/result.json
+[ -s "$R" ] || fail "no $R (exit $rc)"
+[ "$rc" = 0 ] || fail "frontload run --quick exit status $rc after $took s:" \
+	"$(getd "$R" converged_reason ?)"
+
+assert_eq "$(get "$R" status)" complete "status"
+assert_eq "$(get "$R" converged)" true "converged"
+bound=$(get "$R" sla_bound_qps)
+freq=$(get "$R" final_requested_qps)
+assert_eq "$(get "$R" lower_bound_qps)" null "lower_bound_qps (converged: the SLA bound says it)"
+assert_eq "$(get "$R" final_pass)" true "final_pass"
+assert_eq "$(get "$R" final_verdict)" pass "final_verdict"
+sla=$(get "$R" sla_p95_ms)
+fhi=$(get "$R" final_p95_interval_ms.hi)
+cap=$(get "$R" search.capacity_qps)
+
+# The steps, judged by jq: the first problem found, or nothing.
+bad=$(jq -r --argjson sla "$sla" '
+	(.sla_bound_qps - .final_requested_qps | fabs) as $d |
+	[.steps[].phase] as $ph |
+	.sla_bound_qps as $b |
+	if $d > 1e-6 * .final_requested_qps then "sla_bound_qps \(.sla_bound_qps) != final_requested_qps \(.final_requested_qps)"
+	elif .final_p95_interval_ms.hi > $sla then "final p95 interval upper end \(.final_p95_interval_ms.hi) > SLA"
+	elif (.search.capacity_qps // 0) <= 0 then "search.capacity_qps \(.search.capacity_qps)"
+	elif $ph[0] != "probe" or $ph[-1] != "final" then "phases \($ph): probes first, the final window last"
+	elif ($ph | index("bracket")) == null or (($ph | index("bisect")) == null and ($ph | index("remeasure")) == null)
+		then "phases \($ph): no bracket, or neither bisect nor remeasure"
+	else
+		([.steps[] | select(.phase == "probe" and .verdict != "unjudged") | "step \(.step): a probe was judged"] +
+		 [.steps[] | select(.phase != "probe") |
+			select(.p95_interval_ms == null or .p95_interval_ms.lo > .p95_ms or .p95_ms > .p95_interval_ms.hi) |
+			"step \(.step): p95 \(.p95_ms) outside its interval \(.p95_interval_ms)"] +
+		 [.steps[] | select(.phase != "probe") |
+			select((.inflight_ceiling // 0) < ([.requested_qps * 2 * $sla / 1000, 64] | max) - 1) |
+			"step \(.step): in-flight ceiling \(.inflight_ceiling) < rate x 2 x SLA"] +
+		 [.steps[] | select((.verdict == "pass" or .verdict == "fail") and .driver_limited) |
+			"step \(.step): judged \(.verdict) although driver_limited"] +
+		 (if ([.steps[:-1][] | select(.pass and ((.requested_qps - $b) | fabs) < 1e-6)] | length) < 2
+			then ["\($b) qps did not pass twice before its final window"] else [] end))
+		| first // empty
+	end' "$R") || fail "jq could not read $R"
+[ -z "$bad" ] || fail "$bad"
+jq -r '[.steps[].phase] | join(" ")' "$R" >"$T/check.out"
+grep -q "converged: yes" "$T/run.log" || fail "closing lines: $(tail -n 4 "$T/run.log")"
+grep -q "sla_bound_qps $(printf %.1f "$bound")" "$T/run.log" ||
+	fail "closing lines do not give sla_bound_qps $bound: $(tail -n 4 "$T/run.log")"
+echo "frontload run --quick: converged in $took s at sla_bound_qps $(printf %.1f "$bound")" \
+	"(capacity estimate $(printf %.1f "$cap")); steps: $(cat "$T/check.out")"
