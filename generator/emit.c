@@ -119,15 +119,112 @@ static void write_c_shard(const struct gen *g, const struct job *jobs, size_t fr
 	free(k);
 }
 
-/* Keep k jobs chosen uniformly (seeded by the generation seed), in registry order: the
- * reference sample the clone test compiles straight from C. */
-static size_t sample_jobs(const struct gen *g, struct job *jobs, size_t njobs, size_t k)
+/* --sample-cover: the copies the clone-versus-C check must see, not left to chance. The
+ * cloner reuses a probe's code for every copy whose constants lie in the probes' range
+ * and share their value classes (asm_clone.h), so a mis-cloned variant shows first at a
+ * constant's ends or next to a class edge. Classes are judged here on the constant itself,
+ * not on each slot's s * k + d (the rules are only known to the clone step): each value
+ * below is a split "v < b | v >= b" where a class the cloner checks changes (sign,
+ * |v| < 128, int32, uint32, 0/+-1, 2^n and 2^n-1 with their neighbours). */
+static size_t class_splits(int64_t *b)
 {
-	if (k >= njobs)
-		return njobs;
+	size_t n = 0;
+	static const int64_t fixed[] = {-1, 0, 1, 2, -127, 128, INT32_MIN, (int64_t)INT32_MAX + 1,
+					(int64_t)UINT32_MAX + 1};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		b[n++] = fixed[i];
+	for (int e = 1; e < 63; e++) {
+		int64_t p = (int64_t)1 << e;
+		const int64_t around[] = {p - 1, p, p + 1, -(p - 1), -p, -p + 1};
+		for (size_t i = 0; i < 6; i++)
+			b[n++] = around[i];
+	}
+	return n;
+}
+
+struct drawn {
+	int64_t v;
+	uint32_t copy;
+};
+
+static int drawn_cmp(const void *a, const void *b)
+{
+	const struct drawn *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->copy < y->copy ? -1 : x->copy > y->copy;
+}
+
+/* First index in sorted d[0..n) whose value is >= b (n when none). */
+static size_t lower_bound(const struct drawn *d, size_t n, int64_t b)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d[mid].v < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Mark in keep[0..copies) the copies of v that cover it at level (SAMPLE_COVER_*): copy 0;
+ * with ends, for each constant the copies holding its smallest and largest value; with
+ * edges also the copies on each side of every class split inside the values drawn. */
+static void cover_variant(const struct gen *g, const struct variant *v, uint8_t *keep,
+			  int level)
+{
+	uint32_t n = g->gp.copies;
+	size_t nk = (size_t)v->sk.nconsts;
+	int64_t splits[9 + 62 * 6];
+	size_t nsplits = class_splits(splits);
+	int64_t *k = xmalloc((nk ? nk : 1) * n * sizeof(*k));
+	struct drawn *d = xmalloc(n * sizeof(*d));
+
+	keep[0] = 1;
+	if (level < SAMPLE_COVER_ENDS)
+		nk = 0;
+	if (level < SAMPLE_COVER_EDGES)
+		nsplits = 0;
+	for (uint32_t c = 0; c < n && nk; c++)
+		expand_draw(v, &g->gp, c, k + (size_t)c * nk);
+	for (size_t j = 0; j < nk; j++) {
+		for (uint32_t c = 0; c < n; c++)
+			d[c] = (struct drawn){k[(size_t)c * nk + j], c};
+		qsort(d, n, sizeof(*d), drawn_cmp);
+		keep[d[0].copy] = 1;
+		keep[d[n - 1].copy] = 1;
+		for (size_t i = 0; i < nsplits; i++) {
+			size_t at = lower_bound(d, n, splits[i]);
+			if (at == 0 || at == n)
+				continue;  /* every value on one side: no edge here */
+			keep[d[at - 1].copy] = 1;
+			keep[d[at].copy] = 1;
+		}
+	}
+	free(d);
+	free(k);
+}
+
+/* Keep the sample (in registry order): with --sample-cover the covering copies of every
+ * variant (cover_variant), then --sample K more chosen uniformly, seeded by the generation
+ * seed. The reference the clone test compiles straight from C. */
+static size_t sample_jobs(const struct gen *g, struct job *jobs, size_t njobs)
+{
 	uint8_t *keep = xcalloc(njobs, 1);
+	size_t chosen = 0;
+	if (g->sample_cover) {
+		/* jobs are pattern, variant, copy in order: variant i's copies start at i * copies */
+		for (size_t i = 0; i * g->gp.copies < njobs; i++)
+			cover_variant(g, jobs[i * g->gp.copies].v, keep + i * g->gp.copies,
+				      g->sample_cover);
+		for (size_t i = 0; i < njobs; i++)
+			chosen += keep[i];
+	}
+	size_t want = chosen + g->sample < njobs ? chosen + g->sample : njobs;
 	uint64_t x = g->gp.seed ^ 0x5A4D504C45ull;
-	for (size_t chosen = 0; chosen < k;) {
+	while (chosen < want) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		size_t i = (size_t)((x >> 33) % njobs);
 		if (!keep[i]) {
@@ -147,8 +244,8 @@ void emit_c_shards(const struct gen *g, int nshards)
 {
 	size_t njobs;
 	struct job *jobs = all_jobs(g, &njobs);
-	if (g->sample)
-		njobs = sample_jobs(g, jobs, njobs, g->sample);
+	if (g->sample || g->sample_cover)
+		njobs = sample_jobs(g, jobs, njobs);
 	size_t *w = xmalloc(njobs * sizeof(*w));
 	uint64_t done = 0;
 

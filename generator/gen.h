@@ -15,6 +15,10 @@ struct gen {
 	const char *command;         /* the command line, for file headers */
 	int quiet;                   /* no progress line */
 	uint32_t sample;             /* --sample K: C shards hold only K random copies (0: all) */
+	int sample_cover;            /* --sample-cover: and every variant's covering copies */
+#define SAMPLE_COVER_VARIANTS 1      /* copy 0 of every variant */
+#define SAMPLE_COVER_ENDS 2          /* and each constant's smallest and largest value */
+#define SAMPLE_COVER_EDGES 3         /* and both sides of every value-class edge */
 	struct pattern **ps;         /* patterns in index order */
 	int np;
 	struct variant **vs;         /* vs[p][v] */

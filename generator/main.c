@@ -43,6 +43,12 @@ static const char usage[] =
 "  --quiet            no progress line\n"
 "  --sample K         with --mode c: shards hold only K copies chosen at random (seeded)\n"
 "                     from the whole table, for the clone-versus-C test\n"
+"  --sample-cover L   with --mode c: shards hold, besides any --sample K, the copies\n"
+"                     that cover every variant at level L: variants (copy 0 of each),\n"
+"                     ends (and for each per-copy constant the copies at its smallest\n"
+"                     and largest value) or edges (and the copies on each side of every\n"
+"                     value-class edge the assembly cloner checks: sign, |v| < 128,\n"
+"                     int32, uint32, 0/+-1, 2^n, 2^n-1); at --copies 2 ends is every copy\n"
 "options of clone only:\n"
 "  --probes-s DIR     assembly of the probes (PNN_vVVV_pI.s), compiled by the build\n"
 "  --part I --parts P write assembly shards [I*N/P, (I+1)*N/P) of --shards N\n"
@@ -177,7 +183,7 @@ int main(int argc, char **argv)
 		{"no-line", no_argument, 0, 'L'}, {"quiet", no_argument, 0, 'q'},
 		{"probes-s", required_argument, 0, 'P'}, {"part", required_argument, 0, 'i'},
 		{"parts", required_argument, 0, 'I'}, {"fallback", required_argument, 0, 'F'},
-		{"sample", required_argument, 0, 'k'},
+		{"sample", required_argument, 0, 'k'}, {"sample-cover", required_argument, 0, 'K'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	struct buf command = {0};
@@ -215,6 +221,16 @@ int main(int argc, char **argv)
 		case 'I': parts = (int)parse_num("--parts", optarg, 1, 10000); break;
 		case 'F': fallback = (int)parse_num("--fallback", optarg, 1, 1000); break;
 		case 'k': g.sample = (uint32_t)parse_num("--sample", optarg, 1, 1000000); break;
+		case 'K':
+			if (!strcmp(optarg, "variants"))
+				g.sample_cover = SAMPLE_COVER_VARIANTS;
+			else if (!strcmp(optarg, "ends"))
+				g.sample_cover = SAMPLE_COVER_ENDS;
+			else if (!strcmp(optarg, "edges"))
+				g.sample_cover = SAMPLE_COVER_EDGES;
+			else
+				fatal("--sample-cover: expected variants, ends or edges, got \"%s\"", optarg);
+			break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fprintf(stderr, "%s", usage); return 2;
 		}

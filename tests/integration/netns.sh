@@ -9,9 +9,9 @@
 # Checks: the driver cannot reach the mock from C (the topology is real); every driver
 # request OK; the leaf made fanout calls (> 0, all OK, as many as the mock answered) with
 # a TLS cipher, and its listener negotiated TLS with the driver.
-# Skipped (exit 0, last line "skipped: ...") only when this environment cannot create
-# network namespaces or veth pairs (not root, no iproute2, no CAP_SYS_ADMIN/CAP_NET_ADMIN,
-# no veth driver). The namespaces are deleted on exit, failure included.
+# Skipped (common.inc's skip: exit 77, last line "skipped: ...") only when this
+# environment cannot create network namespaces or veth pairs (not root, no iproute2, no
+# CAP_SYS_ADMIN/CAP_NET_ADMIN, no veth driver). The namespaces are deleted on exit, failure included.
 . "$(dirname "$0")/common.inc"
 
 DRIVER=$B/frontload-driver
@@ -39,11 +39,6 @@ ns_cleanup() {
 }
 # Processes first (common.inc's cleanup), then the namespaces they ran in.
 trap 'fl_cleanup; ns_cleanup' EXIT
-
-skip() {
-	echo "skipped: $*"
-	exit 0
-}
 
 # Can this environment make namespaces and veth pairs at all?
 [ "$(id -u)" = 0 ] || skip "network namespaces need root (uid $(id -u))"
