@@ -102,6 +102,7 @@ static void io_count_status(struct io_thread *t, uint32_t status)
 	case FL_STATUS_BAD_REQUEST: IO_ADD(t, bad_request, 1); break;
 	case FL_STATUS_DENIED: IO_ADD(t, denied, 1); break;
 	case FL_STATUS_STALE: IO_ADD(t, stale, 1); break;
+	case FL_STATUS_DEADLINE_EXCEEDED: IO_ADD(t, deadline_exceeded, 1); break;
 	default: IO_ADD(t, internal, 1); break;
 	}
 }
@@ -241,6 +242,20 @@ static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t
 	struct fl_io *io = t->io;
 
 	IO_ADD(t, received, 1);
+	/* One reading of each clock puts the client's deadline on ours. */
+	uint64_t deadline = fl_dl_local(h->deadline_ns, h->deadline_ns ? fl_wall_ns() : 0,
+		decoded_ns);
+	if (fl_dl_decide(decoded_ns, deadline, 0) != FL_DL_GO) {
+		static const char msg[] = "deadline: passed on arrival";
+		struct fl_bytes er = { 0 };
+		free(payload);
+		IO_ADD(t, expired_at_admit, 1);
+		fl_error_reply_encode(&er, msg);
+		int rc = conn_reply(c, FL_STATUS_DEADLINE_EXCEEDED, h->request_id,
+			h->client_ts_ns, decoded_ns, 0, er.data, er.len);
+		fl_bytes_free(&er);
+		return rc;
+	}
 	if (t->draining || fl_overheads_enter(io->cfg.ovh) == FL_OVH_OVERLOADED) {
 		free(payload);
 		return conn_reply(c, FL_STATUS_OVERLOADED, h->request_id, h->client_ts_ns,
@@ -254,6 +269,7 @@ static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t
 		job->payload = payload;
 		job->payload_len = h->payload_len;
 		job->decoded_ns = decoded_ns;
+		job->deadline_ns = deadline;
 		job->owner = c;
 		job->done = io_job_done;
 		c->refs++;
