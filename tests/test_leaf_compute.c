@@ -866,6 +866,30 @@ static void test_dl_estimate(void **state)
 	assert_string_equal(fl_dl_stage_name(FL_DL_ADMIT), "admit");
 }
 
+/* A would-miss run lets every FL_DL_PROBE_EVERY-th request through; GO resets the run;
+ * expired and queue-wait verdicts are never let through and do not count. */
+static void test_dl_probe(void **state)
+{
+	struct fl_dl_est e;
+	unsigned through = 0;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	for (unsigned i = 0; i < 4 * FL_DL_PROBE_EVERY; i++)
+		through += fl_dl_probe(&e, FL_DL_WOULD_MISS) == FL_DL_GO;
+	assert_int_equal(through, 4);
+	for (unsigned i = 0; i < FL_DL_PROBE_EVERY - 1; i++)
+		assert_int_equal(fl_dl_probe(&e, FL_DL_WOULD_MISS), FL_DL_WOULD_MISS);
+	assert_int_equal(fl_dl_probe(&e, FL_DL_GO), FL_DL_GO);
+	for (unsigned i = 0; i < FL_DL_PROBE_EVERY - 1; i++)
+		assert_int_equal(fl_dl_probe(&e, FL_DL_WOULD_MISS), FL_DL_WOULD_MISS);
+	for (unsigned i = 0; i < 3 * FL_DL_PROBE_EVERY; i++) {
+		assert_int_equal(fl_dl_probe(&e, FL_DL_EXPIRED), FL_DL_EXPIRED);
+		assert_int_equal(fl_dl_probe(&e, FL_DL_QUEUE_WAIT), FL_DL_QUEUE_WAIT);
+	}
+	assert_int_equal(fl_dl_probe(&e, FL_DL_WOULD_MISS), FL_DL_GO);
+}
+
 /* A gate that refuses the stage in *arg (and records what it was asked). */
 struct gate_probe {
 	enum fl_stage refuse;
@@ -989,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_dl_decide_queue),
 		cmocka_unit_test(test_dl_local),
 		cmocka_unit_test(test_dl_estimate),
+		cmocka_unit_test(test_dl_probe),
 		cmocka_unit_test_setup_teardown(test_pipe_gate, pipe_setup, pipe_teardown),
 	};
 

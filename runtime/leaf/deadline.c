@@ -65,3 +65,17 @@ uint64_t fl_dl_est_rest(const struct fl_dl_est *e, enum fl_stage from)
 		sum += e->wall_ns[s];
 	return sum;
 }
+
+enum fl_dl_verdict fl_dl_probe(struct fl_dl_est *e, enum fl_dl_verdict v)
+{
+	if (v == FL_DL_GO) {
+		e->miss_run = 0;
+		return v;
+	}
+	if (v != FL_DL_WOULD_MISS)
+		return v;
+	if (++e->miss_run < FL_DL_PROBE_EVERY)
+		return v;
+	e->miss_run = 0;
+	return FL_DL_GO;
+}

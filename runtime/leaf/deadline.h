@@ -56,7 +56,16 @@ enum fl_dl_verdict fl_dl_decide_queue(uint64_t now, uint64_t enqueued, uint64_t 
  * sample) over finished OK requests. 0 until a stage has a sample. */
 struct fl_dl_est {
 	uint64_t wall_ns[FL_STAGE_COUNT];
+	uint32_t miss_run;  /* FL_DL_WOULD_MISS verdicts in a row (fl_dl_probe) */
 };
+
+/* A would-miss verdict is a prediction from the estimate, and only OK requests refresh
+ * it: if every request were skipped, an estimate that is too high (a slow spell, a
+ * deadline shorter than the service time) would never come down and the leaf would
+ * serve nothing again. So every FL_DL_PROBE_EVERY-th would-miss in a row goes ahead
+ * (FL_DL_GO) as a probe. Returns the verdict to act on; GO resets the run. */
+#define FL_DL_PROBE_EVERY 8u
+enum fl_dl_verdict fl_dl_probe(struct fl_dl_est *e, enum fl_dl_verdict v);
 
 /* Fold one request's stage wall times into e. */
 void fl_dl_est_add(struct fl_dl_est *e, const uint64_t wall_ns[FL_STAGE_COUNT]);

@@ -404,6 +404,7 @@ static json_t *stats_deadline(const struct fl_io_stats *io, const struct fl_rank
 	json_object_set_new(o, "skipped", sk);
 	json_object_set_new(o, "skipped_total", ju(total));
 	json_object_set_new(o, "queue_wait_shed", ju(rk->queue_wait_shed));
+	json_object_set_new(o, "probes", ju(rk->probes));
 	const json_t *mq = config ? json_object_get(config, "max_queue_ms") : NULL;
 	json_object_set_new(o, "max_queue_ms", mq ? json_deep_copy(mq) : json_null());
 	json_object_set_new(o, "estimate_ms", est);

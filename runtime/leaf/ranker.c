@@ -37,8 +37,9 @@ struct ranker_thread {
 	uint64_t with_deadline;      /* jobs taken that carried a deadline */
 	uint64_t expired[FL_DL_NSTAGES], would_miss[FL_DL_NSTAGES];
 	uint64_t queue_wait_shed;
-	struct fl_dl_est est;        /* written by this thread only (under lock, so the
-	                                stats writer may read it) */
+	uint64_t probes;             /* would-miss verdicts let through (fl_dl_probe) */
+	struct fl_dl_est est;        /* written by this thread only (wall_ns under lock, so
+	                                the stats writer may read it; miss_run unlocked) */
 	uint64_t est_n;              /* OK jobs folded into est */
 	int exited;                  /* atomic: thread returned, final_cpu_ns valid */
 	uint64_t final_cpu_ns;       /* thread CPU at exit */
@@ -252,6 +253,19 @@ static void ranker_skip(struct ranker_thread *rt, struct fl_job *job, enum fl_dl
 	job_fail(job, FL_STATUS_DEADLINE_EXCEEDED, msg);
 }
 
+/* fl_dl_probe on the thread's estimate, counting the would-miss verdicts let through. */
+static enum fl_dl_verdict ranker_probe(struct ranker_thread *rt, enum fl_dl_verdict v)
+{
+	enum fl_dl_verdict out = fl_dl_probe(&rt->est, v);
+
+	if (v == FL_DL_WOULD_MISS && out == FL_DL_GO) {
+		pthread_mutex_lock(&rt->lock);
+		rt->probes++;
+		pthread_mutex_unlock(&rt->lock);
+	}
+	return out;
+}
+
 /* Before a stage: 1 (job failed, skip counted) when the stages from `from` on cannot end
  * before the job's deadline, else 0. */
 static int ranker_check(struct ranker_thread *rt, struct fl_job *job, enum fl_dl_stage where,
@@ -260,7 +274,8 @@ static int ranker_check(struct ranker_thread *rt, struct fl_job *job, enum fl_dl
 	if (job->deadline_ns == 0)
 		return 0;
 	uint64_t rest = fl_dl_est_rest(&rt->est, from);
-	enum fl_dl_verdict v = fl_dl_decide(fl_mono_ns(), job->deadline_ns, rest);
+	enum fl_dl_verdict v = ranker_probe(rt, fl_dl_decide(fl_mono_ns(), job->deadline_ns,
+		rest));
 	if (v == FL_DL_GO)
 		return 0;
 	ranker_skip(rt, job, where, v, rest);
@@ -286,8 +301,8 @@ static int ranker_gate(void *arg, enum fl_stage next)
 static int ranker_check_queue(struct ranker_thread *rt, struct fl_job *job)
 {
 	uint64_t rest = fl_dl_est_rest(&rt->est, FL_STAGE_DECODE);
-	enum fl_dl_verdict v = fl_dl_decide_queue(fl_mono_ns(), job->queued_ns,
-		rt->r->cfg.max_queue_ns, job->deadline_ns, rest);
+	enum fl_dl_verdict v = ranker_probe(rt, fl_dl_decide_queue(fl_mono_ns(),
+		job->queued_ns, rt->r->cfg.max_queue_ns, job->deadline_ns, rest));
 
 	if (job->deadline_ns != 0) {
 		pthread_mutex_lock(&rt->lock);
@@ -573,6 +588,7 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 			s->would_miss[k] += rt->would_miss[k];
 		}
 		s->queue_wait_shed += rt->queue_wait_shed;
+		s->probes += rt->probes;
 		if (rt->est_n > 0) {
 			for (int k = 0; k < FL_STAGE_COUNT; k++)
 				est_sum[k] += rt->est.wall_ns[k];

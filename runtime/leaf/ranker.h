@@ -116,6 +116,8 @@ struct fl_ranker_stats {
 	                                      is the IO thread's, 0 here) */
 	uint64_t would_miss[FL_DL_NSTAGES];/* skipped: the rest would end past the deadline */
 	uint64_t queue_wait_shed;      /* shed OVERLOADED: queue wait above max_queue_ns */
+	uint64_t probes;               /* would-miss verdicts let through to refresh the
+	                                  estimate (deadline.h fl_dl_probe) */
 	struct fl_dl_est est;          /* stage wall time estimate, ns: the mean of the
 	                                  threads' that have one */
 	int est_valid;                 /* some OK job has finished: est holds samples */

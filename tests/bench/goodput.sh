@@ -15,10 +15,13 @@
 # not the driver, meets the overload. --timeout-s 3 (what frontload run gives the driver
 # for the default 700 ms SLA). Requests: 16 stories of 1 KiB, 20,000 bytes packed, 10,000
 # reply bytes.
-#   1. capacity: leaf-client closed-loop, 600 requests at depth 16: C0 = 600 / wall s.
+#   1. capacity: leaf-client closed-loop, 1000 requests at depth 128 (enough to keep the
+#      RANKER threads busy through each request's fanout wait): C0 = OK replies / wall s.
 #   2. 1x: the driver offers R = C0 for WINDOW_S; the host holds R when OK replies/s >=
-#      95% of R with no timeouts; if not, R steps down by 10% (at most 4 times). The held
-#      step's goodput is G1, the capacity the other rates are judged against.
+#      95% of R and nothing was shed, failed or timed out. While it holds, R steps up by
+#      15% (at most 4 times: a closed loop underestimates what an open loop holds); when
+#      C0 is not held, R steps down by 10% (at most 4 times). The highest held step is
+#      1x: its goodput G1 is the capacity the other rates are judged against.
 #   3. 1.5x and 3x of R, WINDOW_S each: goodput G and G / G1 (target >= 0.90).
 # Each row: offered QPS, OK/s (goodput), ratio to 1x, then what the rest became:
 # OVERLOADED, DEADLINE_EXCEEDED, timeouts, other errors (driver counts over the window),
@@ -43,6 +46,7 @@ trap 'exit 1' INT TERM
 
 REQ="--stories 16 --story-bytes 1024 --request-size 20000 --reply-bytes 10000"
 calc() { awk "BEGIN { printf \"%.1f\", $* }"; }
+ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 jget() { "$B/tests/leaf-client" --get "$2" "$1"; }
 
 # start NAME ARGS...: run in the background with --port-file, wait for the port.
@@ -67,7 +71,7 @@ PORT=$(cat "$T/leaf.port")
 
 # 1. Capacity probe, closed loop.
 # shellcheck disable=SC2086
-"$B/tests/leaf-client" --port "$PORT" --requests 600 --depth 16 $REQ --seed 7 \
+"$B/tests/leaf-client" --port "$PORT" --requests 1000 --depth 128 $REQ --seed 7 \
 	--json "$T/cap.json" --timeout-s 120 >"$T/cap.log" 2>&1 ||
 	{ echo "goodput.sh: capacity probe failed: $(tail -n 3 "$T/cap.log")" >&2; exit 1; }
 C0=$(calc "$(jget "$T/cap.json" status.ok) / $(jget "$T/cap.json" wall_s)")
@@ -99,31 +103,47 @@ row() {
 	after=$(skipped)
 	sk=$(($(echo "$after" | cut -d' ' -f1) - $(echo "$before" | cut -d' ' -f1)))
 	qs=$(($(echo "$after" | cut -d' ' -f2) - $(echo "$before" | cut -d' ' -f2)))
-	ratio=$([ -n "$3" ] && calc "$4 / $3" || echo 1.00)
-	printf "%-6s %9.1f %9.1f %6s %10s %9s %8s %6s %9s %8s %8s\n" "$1x" "$2" "$4" "$ratio" \
-		"$6" "$7" "$8" "$9" "$(printf %s "${10}" | sed 's/^\([0-9]*\.[0-9]\).*/\1/')" "$sk" "$qs"
-	LAST_G=$4 LAST_OK=$5 LAST_TMO=$8
+	ratio=$([ -n "$3" ] && ratio "$4" "$3" || echo 1.00)
+	LAST_ROW=$(printf "%-6s %9.1f %9.1f %6s %10s %9s %8s %6s %9s %8s %8s" "$1" "$2" "$4" \
+		"$ratio" "$6" "$7" "$8" "$9" "$(printf %s "${10}" | sed 's/^\([0-9]*\.[0-9]\).*/\1/')" \
+		"$sk" "$qs")
+	echo "$LAST_ROW"
+	LAST_G=$(calc "$4") LAST_LOST=$(($6 + $7 + $8 + $9))
 }
 
 echo "goodput.sh: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); windows of $WINDOW s;" \
 	"driver --deadline-ms $DEADLINE --timeout-s 3; capacity probe (closed loop): $C0 OK/s"
 printf "%-6s %9s %9s %6s %10s %9s %8s %6s %9s %8s %8s\n" offer qps ok_per_s ratio \
 	overloaded deadline timeouts errors p95_ms skipped q_shed
+# held: the last step's goodput >= 95% of $1 qps with nothing lost.
+held() {
+	awk -v g="$LAST_G" -v r="$1" -v l="$LAST_LOST" 'BEGIN { exit !(g >= 0.95 * r && l == 0) }'
+}
 R=$C0
 tries=0
-while :; do
-	row 1.0 "$R"
-	held=$(awk -v g="$LAST_G" -v r="$R" -v t="$LAST_TMO" 'BEGIN { print (g >= 0.95 * r && t == 0) }')
-	[ "$held" = 1 ] && break
-	tries=$((tries + 1))
-	[ $tries -le 4 ] || { echo "goodput.sh: the host held no rate down to $R qps" >&2; exit 1; }
-	R=$(calc "0.9 * $R")
-	echo "  (not held: stepping down to $R qps)"
-done
-G1=$LAST_G
-row 1.5 "$(calc "1.5 * $R")" "$G1"
+row find "$R"
+if held "$R"; then
+	G1=$LAST_G ROW1=$LAST_ROW
+	while [ $tries -lt 4 ]; do
+		tries=$((tries + 1))
+		up=$(calc "1.15 * $R")
+		row find "$up"
+		held "$up" || break
+		R=$up G1=$LAST_G ROW1=$LAST_ROW
+	done
+else
+	while ! held "$R"; do
+		tries=$((tries + 1))
+		[ $tries -le 4 ] || { echo "goodput.sh: the host held no rate down to $R qps" >&2; exit 1; }
+		R=$(calc "0.9 * $R")
+		row find "$R"
+	done
+	G1=$LAST_G ROW1=$LAST_ROW
+fi
+echo "$ROW1" | sed 's/^find  /1.0x  /'
+row 1.5x "$(calc "1.5 * $R")" "$G1"
 G15=$LAST_G
-row 3.0 "$(calc "3 * $R")" "$G1"
+row 3.0x "$(calc "3 * $R")" "$G1"
 G3=$LAST_G
 echo "capacity (goodput at 1x, $R qps): $G1 OK/s; goodput at 1.5x: $G15 OK/s" \
 	"($(calc "100 * $G15 / $G1")% of 1x), at 3x: $G3 OK/s ($(calc "100 * $G3 / $G1")% of 1x);" \
