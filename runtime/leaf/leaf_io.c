@@ -85,13 +85,16 @@ struct fl_io {
 #define IO_ADD(t, field, n) \
 	__atomic_store_n(&(t)->st.field, (t)->st.field + (uint64_t)(n), __ATOMIC_RELAXED)
 
-static uint64_t thread_cpu_ns(pthread_t t)
+/* CPU time of another thread (still running, not joined) into *ns. 0, or -1 when it
+ * cannot be read (the caller counts it: an unread thread is not a thread at 0 ns). */
+static int thread_cpu_ns(pthread_t t, uint64_t *ns)
 {
 	clockid_t cid;
 	struct timespec ts;
 	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
 }
 
 static void io_count_status(struct io_thread *t, uint32_t status)
@@ -767,10 +770,13 @@ void fl_io_stats(struct fl_io *io, struct fl_io_stats *s)
 #define FL_IO_SUM(group, name) s->name += __atomic_load_n(&t->st.name, __ATOMIC_RELAXED);
 		FL_IO_STATS(FL_IO_SUM)
 #undef FL_IO_SUM
+		uint64_t ns = 0;
 		if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) || !t->started)
 			s->cpu_ns += t->final_cpu_ns;
+		else if (thread_cpu_ns(t->tid, &ns) == 0)
+			s->cpu_ns += ns;
 		else
-			s->cpu_ns += thread_cpu_ns(t->tid);
+			s->cpu_unread++;
 	}
 	pthread_mutex_lock(&io->cipher_lock);
 	snprintf(s->listener_cipher, sizeof(s->listener_cipher), "%s", io->cipher);

@@ -70,7 +70,8 @@ struct fl_io_stats {
 #undef FL_IO_FIELD
 	char listener_cipher[96];      /* last TLS handshake's protocol and cipher, "" */
 	unsigned threads;              /* IO threads */
-	uint64_t cpu_ns;               /* their thread CPU time */
+	uint64_t cpu_ns;               /* their thread CPU time (of those read) */
+	unsigned cpu_unread;           /* threads whose CPU clock could not be read */
 };
 
 /* Make the event bases and bind every thread's listener (threads not started yet).

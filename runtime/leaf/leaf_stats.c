@@ -411,11 +411,14 @@ static json_t *stats_deadline(const struct fl_io_stats *io, const struct fl_rank
 	return o;
 }
 
-static json_t *pool(unsigned threads, uint64_t cpu_ns)
+/* A pool's threads and CPU: cpu_ns is null when a thread's clock could not be read (a
+ * partial sum is not the pool's CPU), cpu_unread says how many. */
+static json_t *pool(unsigned threads, uint64_t cpu_ns, unsigned unread)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "threads", ju(threads));
-	json_object_set_new(o, "cpu_ns", ju(cpu_ns));
+	json_object_set_new(o, "cpu_ns", unread ? json_null() : ju(cpu_ns));
+	json_object_set_new(o, "cpu_unread", ju(unread));
 	return o;
 }
 
@@ -486,9 +489,9 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 	json_object_set_new(root, "pmu", stats_pmu(src->meter, &m_rk, &m_io, &m_fo));
 
 	json_t *pools = json_object();
-	json_object_set_new(pools, "io", pool(io.threads, io.cpu_ns));
-	json_object_set_new(pools, "ranker", pool(rk.threads, rk.cpu_ns));
-	json_t *fp = pool(src->fanout_threads, rk.fanout_cpu_ns);
+	json_object_set_new(pools, "io", pool(io.threads, io.cpu_ns, io.cpu_unread));
+	json_object_set_new(pools, "ranker", pool(rk.threads, rk.cpu_ns, rk.cpu_unread));
+	json_t *fp = pool(src->fanout_threads, rk.fanout_cpu_ns, rk.fanout_cpu_unread);
 	json_object_set_new(fp, "threads_measured", ju(rk.fanout_threads_seen));
 	json_object_set_new(pools, "fanout", fp);
 	json_object_set_new(root, "pools", pools);

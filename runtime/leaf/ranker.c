@@ -63,6 +63,7 @@ struct fl_ranker {
 	unsigned nfan_tids;          /* atomic: entries published in fan_tids */
 	int fan_frozen;              /* threads may be gone: use fan_cpu_final (tid_lock) */
 	uint64_t fan_cpu_final;
+	unsigned fan_unread_final;   /* threads unread in that last reading */
 
 	unsigned nthreads;
 	struct ranker_thread *th;
@@ -90,14 +91,16 @@ static struct fl_job *list_pop(struct job_list *l)
 	return j;
 }
 
-/* CPU time of another thread (still running, not joined); 0 when it cannot be read. */
-static uint64_t thread_cpu_ns(pthread_t t)
+/* CPU time of another thread (still running, not joined) into *ns. 0, or -1 when it
+ * cannot be read (the caller counts it: an unread thread is not a thread at 0 ns). */
+static int thread_cpu_ns(pthread_t t, uint64_t *ns)
 {
 	clockid_t cid;
 	struct timespec ts;
 	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
 }
 
 void fl_job_free(struct fl_job *job)
@@ -505,15 +508,22 @@ int fl_ranker_submit(struct fl_ranker *r, struct fl_job *job)
 	return 0;
 }
 
-/* CPU of the FANOUT threads seen so far (or their last reading once frozen). Call with
- * tid_lock held. */
-static uint64_t ranker_fanout_cpu_locked(struct fl_ranker *r)
+/* CPU of the FANOUT threads seen so far (or their last reading once frozen), with the
+ * count of threads that could not be read in *unread. Call with tid_lock held. */
+static uint64_t ranker_fanout_cpu_locked(struct fl_ranker *r, unsigned *unread)
 {
-	if (r->fan_frozen)
+	if (r->fan_frozen) {
+		*unread = r->fan_unread_final;
 		return r->fan_cpu_final;
-	uint64_t sum = 0;
-	for (unsigned i = 0; i < r->nfan_tids; i++)
-		sum += thread_cpu_ns(r->fan_tids[i]);
+	}
+	uint64_t sum = 0, ns;
+	*unread = 0;
+	for (unsigned i = 0; i < r->nfan_tids; i++) {
+		if (thread_cpu_ns(r->fan_tids[i], &ns) == 0)
+			sum += ns;
+		else
+			(*unread)++;
+	}
 	return sum;
 }
 
@@ -524,7 +534,7 @@ void fl_ranker_detach_fanout(struct fl_ranker *r)
 	pthread_rwlock_unlock(&r->fan_lock);
 
 	pthread_mutex_lock(&r->tid_lock);
-	r->fan_cpu_final = ranker_fanout_cpu_locked(r);
+	r->fan_cpu_final = ranker_fanout_cpu_locked(r, &r->fan_unread_final);
 	r->fan_frozen = 1;  /* the threads may exit from now on: never read their clocks */
 	pthread_mutex_unlock(&r->tid_lock);
 }
@@ -596,10 +606,13 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 		}
 		pthread_mutex_unlock(&rt->lock);
 		/* A thread that returned has its final reading; a live one is asked. */
+		uint64_t ns = 0;
 		if (__atomic_load_n(&rt->exited, __ATOMIC_ACQUIRE) || !rt->started)
 			s->cpu_ns += rt->final_cpu_ns;
+		else if (thread_cpu_ns(rt->tid, &ns) == 0)
+			s->cpu_ns += ns;
 		else
-			s->cpu_ns += thread_cpu_ns(rt->tid);
+			s->cpu_unread++;
 	}
 	/* The estimate reported is the mean of the threads' that have one. */
 	s->est_valid = nest > 0;
@@ -610,7 +623,7 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 	pthread_mutex_unlock(&r->lock);
 	pthread_mutex_lock(&r->tid_lock);
 	s->fanout_threads_seen = r->nfan_tids;
-	s->fanout_cpu_ns = ranker_fanout_cpu_locked(r);
+	s->fanout_cpu_ns = ranker_fanout_cpu_locked(r, &s->fanout_cpu_unread);
 	pthread_mutex_unlock(&r->tid_lock);
 }
 

@@ -122,9 +122,11 @@ struct fl_ranker_stats {
 	                                  threads' that have one */
 	int est_valid;                 /* some OK job has finished: est holds samples */
 	unsigned threads;              /* RANKER threads */
-	uint64_t cpu_ns;               /* their thread CPU time */
+	uint64_t cpu_ns;               /* their thread CPU time (of those read) */
+	unsigned cpu_unread;           /* RANKER threads whose CPU clock could not be read */
 	unsigned fanout_threads_seen;  /* FANOUT threads that ran a done callback */
-	uint64_t fanout_cpu_ns;        /* their thread CPU time */
+	uint64_t fanout_cpu_ns;        /* their thread CPU time (of those read) */
+	unsigned fanout_cpu_unread;    /* FANOUT threads that could not be read */
 };
 
 /* Snapshot the counters and thread CPU (pthread_getcpuclockid). Main thread. */

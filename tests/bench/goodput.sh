@@ -2,17 +2,20 @@
 # goodput.sh: does the leaf keep its goodput (OK replies/s) when offered more than it can
 # serve? Prints capacity, then goodput at 1x, 1.5x and 3x of it and the ratio to 1x.
 #
-# Usage: tests/bench/goodput.sh BUILD_DIR [WINDOW_S] [DEADLINE]
+# Usage: tests/bench/goodput.sh BUILD_DIR [WINDOW_S] [DEADLINE] [CONNSxDEPTH]
 #   BUILD_DIR  a built tree (frontload-leaf, frontload-mock, frontload-driver,
 #              tests/leaf-client, libfrontload-extract.so)
 #   WINDOW_S   measured seconds per rate (default 20; 2 s of warm-up before each)
 #   DEADLINE   the driver's --deadline-ms (default "timeout" = --timeout-s, the driver's
 #              default; "none" shows the service without deadlines)
+#   CONNSxDEPTH  the driver's --connections and --depth (default 8x128; 4x16 is the
+#              driver's own default, whose in-flight ceiling of 64 binds before the leaf's
+#              limit: requests then wait in the driver's backlog and reach the leaf late)
 #
 # One mock and one leaf with their defaults (the leaf's pools sized from the CPUs, inflight
-# limit 256), as frontload run starts them. The driver: 8 connections x depth 128, so its
-# in-flight ceiling (1024) never binds before the leaf's inflight limit does: the leaf,
-# not the driver, meets the overload. --timeout-s 3 (what frontload run gives the driver
+# limit 256), as frontload run starts them. The driver: 8 connections x depth 128 by
+# default, so its in-flight ceiling (1024) never binds before the leaf's inflight limit
+# does: the leaf, not the driver, meets the overload. --timeout-s 3 (what frontload run gives the driver
 # for the default 700 ms SLA). Requests: 16 stories of 1 KiB, 20,000 bytes packed, 10,000
 # reply bytes.
 #   1. capacity: leaf-client closed-loop, 1000 requests at depth 128 (enough to keep the
@@ -31,6 +34,9 @@ set -eu
 B=$(cd "${1:?usage: goodput.sh BUILD_DIR [WINDOW_S] [DEADLINE]}" && pwd)
 WINDOW=${2:-20}
 DEADLINE=${3:-timeout}
+CEIL=${4:-8x128}
+CONNS=${CEIL%x*}
+DEPTH=${CEIL#*x}
 for f in frontload-leaf frontload-mock frontload-driver tests/leaf-client libfrontload-extract.so; do
 	[ -e "$B/$f" ] || { echo "goodput.sh: $B/$f not built" >&2; exit 1; }
 done
@@ -86,7 +92,7 @@ skipped() {
 # run NAME QPS: one driver step; prints "ok_per_s ok overloaded deadline timeouts other p95".
 run() {
 	"$B/frontload-driver" --leaf "127.0.0.1:$PORT" --qps "$2" --warmup 2 --duration "$WINDOW" \
-		--connections 8 --depth 128 --timeout-s 3 --deadline-ms "$DEADLINE" --seed 3 $REQ \
+		--connections "$CONNS" --depth "$DEPTH" --timeout-s 3 --deadline-ms "$DEADLINE" --seed 3 $REQ \
 		--json "$T/$1.json" --quiet >/dev/null 2>"$T/$1.log" ||
 		{ echo "goodput.sh: driver failed: $(tail -n 3 "$T/$1.log")" >&2; exit 1; }
 	J=$T/$1.json
@@ -112,7 +118,7 @@ row() {
 }
 
 echo "goodput.sh: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); windows of $WINDOW s;" \
-	"driver --deadline-ms $DEADLINE --timeout-s 3; capacity probe (closed loop): $C0 OK/s"
+	"driver --deadline-ms $DEADLINE --timeout-s 3, $CONNS connections x depth $DEPTH; capacity probe (closed loop): $C0 OK/s"
 printf "%-6s %9s %9s %6s %10s %9s %8s %6s %9s %8s %8s\n" offer qps ok_per_s ratio \
 	overloaded deadline timeouts errors p95_ms skipped q_shed
 # held: the last step's goodput >= 95% of $1 qps with nothing lost.
