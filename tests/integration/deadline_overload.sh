@@ -18,6 +18,8 @@
 #   3. queue bound: the same rate with --deadline-ms none: nothing carries a deadline, so
 #      the RANKER queue's time bound sheds: deadline.queue_wait_shed grows, the driver sees
 #      OVERLOADED, OK replies >= 50% of C x DURATION, p95 <= Q + D + 250 ms.
+#   Before step 2 nothing has been measured: the fresh leaf's cpu_share and
+#   deadline.estimate_ms are null (not 0); after it they are numbers.
 # Timing and capacity are judged, so a sanitizer build skips it (exit 77).
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
 if [ -n "${FL_SANITIZERS:-}" ]; then
@@ -65,6 +67,12 @@ start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" --mock "127.0
 	--rpc-channels 2 --inflight-limit 64 --max-frame-bytes 1048576 --max-queue-ms $Q \
 	--stats-file "$T/leaf.json" --quiet
 
+snapshot leaf "$T/leaf.json" "$T/s0.json"
+assert_eq "$(get "$T/s0.json" cpu_share.extract)" null "fresh leaf: cpu_share.extract"
+assert_eq "$(get "$T/s0.json" deadline.estimate_ms.fanout)" null \
+	"fresh leaf: deadline.estimate_ms.fanout"
+assert_eq "$(get "$T/s0.json" pools.ranker.cpu_unread)" 0 "fresh leaf: pools.ranker.cpu_unread"
+
 # step NAME DEADLINE: one driver step at QPS; results in $T/NAME.json.
 step() {
 	# shellcheck disable=SC2086
@@ -101,6 +109,9 @@ flt "$ok" ">=" "$(calc "0.5 * $C * $DURATION")" ||
 	fail "2: OK replies $ok < 50% of capacity x $DURATION s ($(calc "0.5 * $C * $DURATION"))"
 flt "$p95" "<=" "$((D + 250))" || fail "2: p95 of OK replies $p95 ms > deadline $D + 250 ms"
 shed0=$(get "$T/s1.json" deadline.queue_wait_shed)
+flt "$(get "$T/s1.json" cpu_share.extract)" ">" 0 || fail "2: cpu_share.extract is not a number > 0"
+flt "$(get "$T/s1.json" deadline.estimate_ms.extract)" ">" 0 ||
+	fail "2: deadline.estimate_ms.extract is not a number > 0"
 
 # 3. Queue bound by time, no deadlines.
 step q none
