@@ -837,24 +837,28 @@ static void test_dl_local(void **state)
 	assert_int_equal(fl_dl_local(UINT64_MAX, 0, 10), UINT64_MAX);
 }
 
-/* The estimate: the first sample seeds it, later ones move it by 1/8 of the difference
- * either way; rest sums the stages from the one asked for. */
+/* The estimate: the first sample seeds it; a sample above moves it up 1/32, one below
+ * down 3/32, never past the sample, so it settles at the 25th percentile; rest sums the
+ * stages from the one asked for. */
 static void test_dl_estimate(void **state)
 {
+	static const uint64_t cycle[4] = { 40 * MS, 10 * MS, 30 * MS, 20 * MS };
 	struct fl_dl_est e;
 	uint64_t a[FL_STAGE_COUNT] = { 0 }, b[FL_STAGE_COUNT] = { 0 };
 
 	(void)state;
 	memset(&e, 0, sizeof(e));
 	for (int s = 0; s < FL_STAGE_COUNT; s++)
-		a[s] = (uint64_t)(s + 1) * 8 * MS;
+		a[s] = (uint64_t)(s + 1) * 32 * MS;
 	fl_dl_est_add(&e, a);
-	assert_int_equal(e.wall_ns[FL_STAGE_RANK], 5 * 8 * MS);
-	b[FL_STAGE_RANK] = 5 * 8 * MS + 80 * MS;
+	assert_int_equal(e.wall_ns[FL_STAGE_RANK], 5 * 32 * MS);
+	b[FL_STAGE_RANK] = 10 * 32 * MS;
 	b[FL_STAGE_EXTRACT] = 0;
+	b[FL_STAGE_DECODE] = 32 * MS + 1000;  /* just above: the move stops at the sample */
 	fl_dl_est_add(&e, b);
-	assert_int_equal(e.wall_ns[FL_STAGE_RANK], 5 * 8 * MS + 10 * MS);
-	assert_int_equal(e.wall_ns[FL_STAGE_EXTRACT], 3 * 8 * MS - 3 * MS);
+	assert_int_equal(e.wall_ns[FL_STAGE_RANK], 5 * 32 * MS + 5 * MS);
+	assert_int_equal(e.wall_ns[FL_STAGE_EXTRACT], 3 * 32 * MS - 9 * MS);
+	assert_int_equal(e.wall_ns[FL_STAGE_DECODE], 32 * MS + 1000);
 	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_REPLY), e.wall_ns[FL_STAGE_REPLY]);
 	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_FANOUT), e.wall_ns[FL_STAGE_FANOUT] +
 		e.wall_ns[FL_STAGE_COMPRESS] + e.wall_ns[FL_STAGE_REPLY]);
@@ -862,6 +866,19 @@ static void test_dl_estimate(void **state)
 	for (int s = 0; s < FL_STAGE_COUNT; s++)
 		all += e.wall_ns[s];
 	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_DECODE), all);
+
+	/* 10, 20, 30, 40 ms over and over: the 25th percentile lies between 10 and 20. */
+	for (int i = 0; i < 2000; i++) {
+		a[FL_STAGE_FANOUT] = cycle[i % 4];
+		fl_dl_est_add(&e, a);
+	}
+	assert_true(e.wall_ns[FL_STAGE_FANOUT] >= 10 * MS && e.wall_ns[FL_STAGE_FANOUT] <= 20 * MS);
+	/* Then everything takes 100 ms: it climbs there and stays. */
+	for (int i = 0; i < 200; i++) {
+		a[FL_STAGE_FANOUT] = 100 * MS;
+		fl_dl_est_add(&e, a);
+	}
+	assert_int_equal(e.wall_ns[FL_STAGE_FANOUT], 100 * MS);
 	assert_string_equal(fl_dl_stage_name(FL_DL_FANOUT), "fanout");
 	assert_string_equal(fl_dl_stage_name(FL_DL_ADMIT), "admit");
 }

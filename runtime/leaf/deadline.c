@@ -1,7 +1,8 @@
 /* deadline.c: deadline verdicts and stage time estimates (pure). */
 #include "deadline.h"
 
-#define DL_EWMA_SHIFT 3u  /* new sample weighs 1/8: a few dozen requests of memory */
+#define DL_STEP_SHIFT 5u  /* a move is 1/32 of the estimate (x3 downward): p25 */
+#define DL_DOWN_STEPS 3u
 
 const char *fl_dl_stage_name(enum fl_dl_stage s)
 {
@@ -47,13 +48,15 @@ void fl_dl_est_add(struct fl_dl_est *e, const uint64_t wall_ns[FL_STAGE_COUNT])
 	for (int s = 0; s < FL_STAGE_COUNT; s++) {
 		uint64_t old = e->wall_ns[s], v = wall_ns[s];
 
-		/* The first sample seeds the mean; after that old += (v - old) / 8. */
+		uint64_t step = (old >> DL_STEP_SHIFT) ? old >> DL_STEP_SHIFT : 1;
+
+		/* Never past the sample: a move stops at v. */
 		if (old == 0)
 			e->wall_ns[s] = v;
-		else if (v >= old)
-			e->wall_ns[s] = old + ((v - old) >> DL_EWMA_SHIFT);
-		else
-			e->wall_ns[s] = old - ((old - v) >> DL_EWMA_SHIFT);
+		else if (v > old)
+			e->wall_ns[s] = v - old < step ? v : old + step;
+		else if (v < old)
+			e->wall_ns[s] = old - v < DL_DOWN_STEPS * step ? v : old - DL_DOWN_STEPS * step;
 	}
 }
 

@@ -5,9 +5,10 @@
  * The IO thread turns it into the leaf's monotonic clock once (fl_dl_local), so clock
  * reads later are cheap and steps of the realtime clock do not move it. Before each
  * expensive stage (the RANKER queue pop, extraction, ranking, the fanout) the leaf asks
- * fl_dl_decide whether the stages still to run, at their recent wall time per request,
- * end before the deadline; when not, the request is answered DEADLINE_EXCEEDED without
- * doing them. A RANKER queue wait above --max-queue-ms sheds the request OVERLOADED,
+ * fl_dl_decide whether the stages still to run, at a fast recent wall time per request
+ * (each stage's 25th percentile, so a request skipped as would-miss would have missed in
+ * about 3 cases of 4 or more), end before the deadline; when not, the request is answered
+ * DEADLINE_EXCEEDED without doing them. A RANKER queue wait above --max-queue-ms sheds the request OVERLOADED,
  * deadline or not: the queue is bounded by time as well as by count.
  * Everything here is pure (no clocks, no globals), so tests feed it numbers.
  */
@@ -52,8 +53,10 @@ enum fl_dl_verdict fl_dl_decide(uint64_t now, uint64_t deadline, uint64_t rest_n
 enum fl_dl_verdict fl_dl_decide_queue(uint64_t now, uint64_t enqueued, uint64_t max_wait_ns,
 	uint64_t deadline, uint64_t rest_ns);
 
-/* Expected wall time per stage: an exponentially weighted mean (weight 1/8 on the new
- * sample) over finished OK requests. 0 until a stage has a sample. */
+/* A fast wall time per stage: a running estimate of its 25th percentile over finished OK
+ * requests (stochastic approximation: a sample above moves it up by 1/32 of itself, one
+ * below down by 3/32, so it settles where a quarter of the samples lie below). The first
+ * sample seeds it; 0 until a stage has one. */
 struct fl_dl_est {
 	uint64_t wall_ns[FL_STAGE_COUNT];
 	uint32_t miss_run;  /* FL_DL_WOULD_MISS verdicts in a row (fl_dl_probe) */
@@ -70,7 +73,7 @@ enum fl_dl_verdict fl_dl_probe(struct fl_dl_est *e, enum fl_dl_verdict v);
 /* Fold one request's stage wall times into e. */
 void fl_dl_est_add(struct fl_dl_est *e, const uint64_t wall_ns[FL_STAGE_COUNT]);
 
-/* Expected wall time of stages from..FL_STAGE_COUNT-1 (ns). */
+/* Fast wall time of stages from..FL_STAGE_COUNT-1 (ns): the sum of their estimates. */
 uint64_t fl_dl_est_rest(const struct fl_dl_est *e, enum fl_stage from);
 
 #endif

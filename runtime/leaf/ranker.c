@@ -256,12 +256,18 @@ static void ranker_skip(struct ranker_thread *rt, struct fl_job *job, enum fl_dl
 	job_fail(job, FL_STATUS_DEADLINE_EXCEEDED, msg);
 }
 
-/* fl_dl_probe on the thread's estimate, counting the would-miss verdicts let through. */
-static enum fl_dl_verdict ranker_probe(struct ranker_thread *rt, enum fl_dl_verdict v)
+/* fl_dl_probe on the thread's estimate, counting the would-miss verdicts let through. A
+ * probe runs to its end (a later would-miss does not stop it), or it would refresh
+ * nothing. */
+static enum fl_dl_verdict ranker_probe(struct ranker_thread *rt, struct fl_job *job,
+	enum fl_dl_verdict v)
 {
+	if (v == FL_DL_WOULD_MISS && job->probe)
+		return FL_DL_GO;
 	enum fl_dl_verdict out = fl_dl_probe(&rt->est, v);
 
 	if (v == FL_DL_WOULD_MISS && out == FL_DL_GO) {
+		job->probe = 1;
 		pthread_mutex_lock(&rt->lock);
 		rt->probes++;
 		pthread_mutex_unlock(&rt->lock);
@@ -277,8 +283,8 @@ static int ranker_check(struct ranker_thread *rt, struct fl_job *job, enum fl_dl
 	if (job->deadline_ns == 0)
 		return 0;
 	uint64_t rest = fl_dl_est_rest(&rt->est, from);
-	enum fl_dl_verdict v = ranker_probe(rt, fl_dl_decide(fl_mono_ns(), job->deadline_ns,
-		rest));
+	enum fl_dl_verdict v = ranker_probe(rt, job, fl_dl_decide(fl_mono_ns(),
+		job->deadline_ns, rest));
 	if (v == FL_DL_GO)
 		return 0;
 	ranker_skip(rt, job, where, v, rest);
@@ -304,7 +310,7 @@ static int ranker_gate(void *arg, enum fl_stage next)
 static int ranker_check_queue(struct ranker_thread *rt, struct fl_job *job)
 {
 	uint64_t rest = fl_dl_est_rest(&rt->est, FL_STAGE_DECODE);
-	enum fl_dl_verdict v = ranker_probe(rt, fl_dl_decide_queue(fl_mono_ns(),
+	enum fl_dl_verdict v = ranker_probe(rt, job, fl_dl_decide_queue(fl_mono_ns(),
 		job->queued_ns, rt->r->cfg.max_queue_ns, job->deadline_ns, rest));
 
 	if (job->deadline_ns != 0) {

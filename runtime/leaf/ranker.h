@@ -58,6 +58,8 @@ struct fl_job {
 	struct fl_ranker *ranker;      /* pool the job was submitted to */
 	enum fl_job_phase phase;
 	uint64_t queued_ns;            /* monotonic stamp: entered the RANKER queue */
+	int probe;                     /* let through as a probe (fl_dl_probe): later checks
+	                                  skip it only once its deadline has passed */
 	uint32_t status;               /* enum fl_status of the reply */
 	struct fl_bytes err;           /* ErrorReply payload when status is not OK (or empty) */
 	struct fl_work w;              /* pipeline work; w.out is the payload of an OK reply */
