@@ -13,7 +13,10 @@
 #        requests.deadline_exceeded >= the driver's count (the leaf's includes warm-up);
 #      - goodput: OK replies >= 50% of C x DURATION (skipping costs little; the driver
 #        takes some of the 2 CPUs);
-#      - OK replies meet the deadline: p95 <= D + 250 ms (scheduling on a loaded host);
+#      - bounded latency: p95 of OK replies <= D + 500 ms. The checks let a request go on
+#        while a fast (25th percentile) run of its remaining stages still fits, so some
+#        end past D; the 500 ms is for them and for scheduling on a loaded host. Without
+#        deadlines a full queue alone is 64 S = 5 D of waiting;
 #      - no timeouts.
 #   3. queue bound: the same rate with --deadline-ms none: nothing carries a deadline, so
 #      the RANKER queue's time bound sheds: deadline.queue_wait_shed grows, the driver sees
@@ -107,7 +110,7 @@ assert_ge "$(get "$T/s1.json" requests.deadline_exceeded)" "$dle" \
 assert_eq "$(get "$J" steps.0.timeouts)" 0 "2: timeouts"
 flt "$ok" ">=" "$(calc "0.5 * $C * $DURATION")" ||
 	fail "2: OK replies $ok < 50% of capacity x $DURATION s ($(calc "0.5 * $C * $DURATION"))"
-flt "$p95" "<=" "$((D + 250))" || fail "2: p95 of OK replies $p95 ms > deadline $D + 250 ms"
+flt "$p95" "<=" "$((D + 500))" || fail "2: p95 of OK replies $p95 ms > deadline $D + 500 ms"
 shed0=$(get "$T/s1.json" deadline.queue_wait_shed)
 flt "$(get "$T/s1.json" cpu_share.extract)" ">" 0 || fail "2: cpu_share.extract is not a number > 0"
 flt "$(get "$T/s1.json" deadline.estimate_ms.extract)" ">" 0 ||
