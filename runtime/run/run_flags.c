@@ -150,7 +150,7 @@ void run_usage(FILE *f)
 "                      null\n"
 "    lower_bound_qps   not converged: the highest rate that passed every time it was\n"
 "                      judged (a lower bound on the knee, not an SLA bound); else null\n"
-"    final_requested_qps, final_achieved_qps (replies/s in the final window),\n"
+"    final_requested_qps, final_achieved_qps (OK replies/s in the final window),\n"
 "    final_offered_qps (what the Poisson schedule offered), final_latency_msec (= p95),\n"
 "    p50_ms p90_ms p95_ms p99_ms p99_9_ms max_ms mean_ms   final window, worst instance\n"
 "    final_pass, final_verdict (pass/fail/unsure/unjudged), final_why,\n"
