@@ -25,7 +25,10 @@
 #      OVERLOADED, OK replies >= 50% of C x DURATION, p95 <= Q + D + 250 ms.
 #   Before step 2 nothing has been measured: the fresh leaf's cpu_share and
 #   deadline.estimate_ms are null (not 0); after it they are numbers.
-# Timing and capacity are judged, so a sanitizer build skips it (exit 77).
+# Timing and capacity are judged, so a sanitizer build skips it (exit 77). On a host whose
+# CPUs other work also wants, scheduling delay alone can push OK replies past D + 500 ms:
+# tests/run.sh runs a failed attempt once more and says so in the PASS line.
+# fl-test: retries=1
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
 if [ -n "${FL_SANITIZERS:-}" ]; then
 	echo "skipped: judges capacity and latency, not meaningful under sanitizers ($FL_SANITIZERS)"

@@ -48,19 +48,7 @@ kill -STOP "$leaf" || fail "cannot stop the leaf $leaf"
 sleep 6
 kill -CONT "$leaf"
 
-while running "$rpid" && [ "$i" -lt $((LIMIT_S * 10)) ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if running "$rpid"; then
-	kill -TERM "$rpid"
-	wait "$rpid"
-	forget "$rpid"
-	fail "frontload run still running after $LIMIT_S s (stopped with SIGTERM)"
-fi
-wait "$rpid"
-rc=$?
-forget "$rpid"
+wait_run "$rpid" "$t0" "$LIMIT_S" "frontload run"
 took=$(($(date +%s) - t0))
 R=$O/result.json
 [ -s "$R" ] || fail "no $R (exit $rc)"

@@ -47,20 +47,7 @@ FL_PIDS="$FL_PIDS $rpid"
 FL_SERVERS="$FL_SERVERS run"
 # Its own deadline: SIGTERM at LIMIT_S (frontload then stops its children and writes an
 # interrupted result), so a slow run fails here rather than at the watchdog.
-i=0
-while running "$rpid" && [ "$i" -lt $((LIMIT_S * 10)) ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if running "$rpid"; then
-	kill -TERM "$rpid"
-	wait "$rpid"
-	forget "$rpid"
-	fail "frontload run --quick still running after $LIMIT_S s (stopped with SIGTERM)"
-fi
-wait "$rpid"
-rc=$?
-forget "$rpid"
+wait_run "$rpid" "$t0" "$LIMIT_S" "frontload run --quick"
 took=$(($(date +%s) - t0))
 [ "$rc" = 3 ] || fail "frontload run --quick $ARGS exit status $rc after $took s (3 expected:" \
 	"complete without an SLA bound)"

@@ -14,7 +14,9 @@
 #     was judged pass or fail was driver_limited; the rate passed at least twice before
 #     its final window;
 #   - closing lines say "converged: yes" and the sla_bound_qps.
-# Timing and capacity: skipped (77) under sanitizers.
+# Timing and capacity: skipped (77) under sanitizers. The knee moves when other work
+# takes the CPUs mid-run: tests/run.sh runs a failed attempt once more, visibly.
+# fl-test: retries=1
 . "$(dirname "$0")/common.inc"
 
 if [ -n "${FL_SANITIZERS:-}" ]; then
@@ -33,20 +35,7 @@ t0=$(date +%s)
 rpid=$!
 FL_PIDS="$FL_PIDS $rpid"
 FL_SERVERS="$FL_SERVERS run"
-i=0
-while running "$rpid" && [ "$i" -lt $((LIMIT_S * 10)) ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if running "$rpid"; then
-	kill -TERM "$rpid"
-	wait "$rpid"
-	forget "$rpid"
-	fail "frontload run --quick still running after $LIMIT_S s (stopped with SIGTERM)"
-fi
-wait "$rpid"
-rc=$?
-forget "$rpid"
+wait_run "$rpid" "$t0" "$LIMIT_S" "frontload run --quick"
 took=$(($(date +%s) - t0))
 R=$O/result.json
 [ -s "$R" ] || fail "no $R (exit $rc)"
