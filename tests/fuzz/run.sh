@@ -27,7 +27,7 @@ campaign=${FUZZ_CAMPAIGN:-0}
 [ "${1:-}" = --campaign ] && { campaign=1; shift; }
 out=${1:-/tmp/frontload-fuzz}
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"frame mock sampler pattern cgparse disasm"}
+targets=${FUZZ_TARGETS:-"frame mock sampler pattern cgparse disasm cli targets reply result"}
 fz=$src/tests/fuzz
 mkdir -p "$out/gen" "$out/replay" || exit 1
 out=$(cd "$out" && pwd)
@@ -37,7 +37,8 @@ fuzzflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,u
 -fno-sanitize-recover=undefined $warn -Wno-unknown-attributes"
 replayflags="-std=gnu11 -g -O1 $warn"
 incs="-I$fz -I$src/runtime/common -I$src/runtime/leaf -I$src/runtime/mock -I$src/runtime/extract \
--I$src/runtime/measure -I$src/templates -I$src/generator -I$out/gen $(pkg-config --cflags openblas)"
+-I$src/runtime/measure -I$src/templates -I$src/generator -I$out/gen $(pkg-config --cflags openblas) \
+-DFL_SRC_DATA_DIR=\"$src/runtime/data\""
 libs="$(pkg-config --libs libevent libzstd libprotobuf-c jansson openssl) -lm -lpthread -ldl"
 
 # Sources per target: the harness, then the project files it drives (paths under $src;
@@ -54,6 +55,8 @@ srcs_pattern="tests/fuzz/fuzz_pattern.c generator/pattern.c generator/expr.c
 	generator/expand.c generator/util.c"
 srcs_cgparse="tests/fuzz/fuzz_cgparse.c runtime/measure/cgparse.c"
 srcs_disasm="tests/fuzz/fuzz_disasm.c runtime/measure/disasm.c"
+srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
+srcs_targets="tests/fuzz/fuzz_targets.c runtime/measure/targets.c runtime/common/paths.c"
 # Extra link flags: the DLRM stage needs a BLAS; fuzz_pattern.c takes over the
 # generator's fatal() and counts its expression evaluations.
 # Campaign input size caps (-max_len): short inputs keep the committed corpus small and
