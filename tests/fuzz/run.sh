@@ -37,6 +37,7 @@ fuzzflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,u
 -fno-sanitize-recover=undefined $warn -Wno-unknown-attributes"
 replayflags="-std=gnu11 -g -O1 $warn"
 incs="-I$fz -I$src/runtime/common -I$src/runtime/leaf -I$src/runtime/mock -I$src/runtime/extract \
+-I$src/runtime/driver -I$src/runtime/run \
 -I$src/runtime/measure -I$src/templates -I$src/generator -I$out/gen $(pkg-config --cflags openblas) \
 -DFL_SRC_DATA_DIR=\"$src/runtime/data\""
 libs="$(pkg-config --libs libevent libzstd libprotobuf-c jansson openssl) -lm -lpthread -ldl"
@@ -56,14 +57,23 @@ srcs_pattern="tests/fuzz/fuzz_pattern.c generator/pattern.c generator/expr.c
 srcs_cgparse="tests/fuzz/fuzz_cgparse.c runtime/measure/cgparse.c"
 srcs_disasm="tests/fuzz/fuzz_disasm.c runtime/measure/disasm.c"
 srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
+# fuzz_reply.c includes runtime/driver/driver_engine.c (its reply reader is static).
+srcs_reply="tests/fuzz/fuzz_reply.c runtime/driver/driver_report.c runtime/common/reqgen.c
+	runtime/driver/schedule.c runtime/common/hist.c runtime/common/wire.c
+	runtime/common/zcodec.c runtime/common/sampler.c runtime/common/corpus.c
+	runtime/common/tls.c runtime/common/paths.c proto"
+srcs_result="tests/fuzz/fuzz_result.c runtime/run/run_result.c runtime/run/run_search.c
+	runtime/run/run_host.c runtime/run/run_procs.c"
 srcs_targets="tests/fuzz/fuzz_targets.c runtime/measure/targets.c runtime/common/paths.c"
 # Extra link flags: the DLRM stage needs a BLAS; fuzz_pattern.c takes over the
 # generator's fatal() and counts its expression evaluations.
 # Campaign input size caps (-max_len): short inputs keep the committed corpus small and
 # the rate up; the sampler's must hold a whole rpc_dist.json (41 KB).
 maxlen_cgparse=1024 maxlen_disasm=1024 maxlen_mock=2048 maxlen_frame=4096
-maxlen_pattern=4096 maxlen_sampler=48000
+maxlen_pattern=4096 maxlen_sampler=48000 maxlen_cli=512 maxlen_targets=8192 maxlen_reply=2048
+maxlen_result=8192
 ldx_frame=$(pkg-config --libs openblas)
+ldx_reply=$(pkg-config --libs libevent_openssl libevent_pthreads)
 ldx_pattern="-Wl,--wrap=fatal -Wl,--wrap=expr_eval"
 
 protoc-c --c_out="$out/gen" --proto_path="$src/runtime/common" \
