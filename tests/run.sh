@@ -93,7 +93,7 @@ done
 if [ -z "${FL_TEST_HARNESS_ONLY:-}" ]; then
 	# 1b. Fuzz regressions and seed corpora replayed through each fuzz target's entry point
 	# (the targets themselves run under libFuzzer with tests/fuzz/run.sh).
-	for t in frame mock sampler pattern cgparse disasm; do
+	for t in frame mock sampler pattern cgparse disasm cli targets reply result; do
 		if "$build/tests/fuzz-$t" "$src/tests/fuzz/regressions/$t" "$src/tests/fuzz/corpus/$t" >/dev/null 2>&1
 		then pass "fuzz replay $t"; else fail "fuzz replay $t"; fi
 	done

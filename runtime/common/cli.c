@@ -46,20 +46,31 @@ static int cli_size_ok(const struct fl_cli_opt *o)
 	return 0;
 }
 
-int fl_cli_parse_uint(const char *text, uint64_t *v)
+/* The decimal digits at *p (at least one) into *v, *p moved past them; -1 when there are
+ * none or they overflow. Leading zeros are fine, however many. */
+static int cli_digits(const char **p, uint64_t *v)
 {
 	uint64_t x = 0;
-	const char *p = text;
+	const char *s = *p;
 
-	if (*p < '0' || *p > '9')
+	if (*s < '0' || *s > '9')
 		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
 		if (x > (UINT64_MAX - d) / 10)
 			return -1;
 		x = x * 10 + d;
 	}
-	if (*p != 0)
+	*p = s;
+	*v = x;
+	return 0;
+}
+
+int fl_cli_parse_uint(const char *text, uint64_t *v)
+{
+	uint64_t x;
+
+	if (cli_digits(&text, &x) != 0 || *text != 0)
 		return -1;
 	*v = x;
 	return 0;
@@ -67,16 +78,10 @@ int fl_cli_parse_uint(const char *text, uint64_t *v)
 
 int fl_cli_parse_bytes(const char *text, uint64_t *v)
 {
-	char digits[24];
-	size_t n = strspn(text, "0123456789");
-	const char *s = text + n;
+	const char *s = text;
 	uint64_t x, mul = 1;
 
-	if (n == 0 || n >= sizeof digits)
-		return -1;
-	memcpy(digits, text, n);
-	digits[n] = 0;
-	if (fl_cli_parse_uint(digits, &x) != 0)
+	if (cli_digits(&s, &x) != 0)
 		return -1;
 	if (*s != 0) {
 		switch (*s++) {
@@ -351,10 +356,10 @@ int fl_cli_rates(const char *text, double *out, size_t max)
 			mul = 1000;
 		}
 		errno = 0;
-		double v = strtod(item, &end);
-		if (errno != 0 || end == item || *end != 0 || !isfinite(v) || !(v * mul > 0))
+		double v = strtod(item, &end) * mul;  /* "1e308k" overflows here: refused */
+		if (errno != 0 || end == item || *end != 0 || !isfinite(v) || !(v > 0))
 			return -1;
-		out[n++] = v * mul;
+		out[n++] = v;
 	}
 	return n > 0 ? (int)n : -1;
 }

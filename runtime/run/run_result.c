@@ -35,10 +35,23 @@ static double jnum(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : 0;
 }
 
+/* A count, saturated at INT64_MAX: a double past uint64's range does not convert (the
+ * behaviour is undefined), and result.json writes counts as signed JSON integers. */
 static uint64_t jcount(const json_t *o, const char *key)
 {
 	double v = jnum(o, key);
-	return v > 0 ? (uint64_t)v : 0;
+	return v >= 0x1p63 ? (uint64_t)INT64_MAX : v > 0 ? (uint64_t)v : 0;
+}
+
+/* A difference of two stats figures as a JSON integer, saturated to json_int_t's range
+ * (a corrupt stats file must not make the conversion undefined); NaN gives 0. */
+static json_int_t jdelta(double v)
+{
+	if (v >= 0x1p63)
+		return INT64_MAX;
+	if (v < -0x1p63)
+		return INT64_MIN;
+	return isnan(v) ? 0 : (json_int_t)v;
 }
 
 /* A latency figure: NAN (written as null) when absent, null, or nothing was counted. */
@@ -341,7 +354,7 @@ static json_t *stages_delta(const json_t *before, const json_t *after)
 		double cpu = jnum(v, "cpu_ns") - jnum(b, "cpu_ns");
 		double wall = jnum(v, "wall_ns") - jnum(b, "wall_ns");
 		json_object_set_new(stages, name, json_pack("{sIsI}", "cpu_ns",
-			(json_int_t)cpu, "wall_ns", (json_int_t)wall));
+			jdelta(cpu), "wall_ns", jdelta(wall)));
 		total += cpu;
 	}
 	json_object_foreach(stages, name, v) {
@@ -360,7 +373,7 @@ static json_t *stages_delta(const json_t *before, const json_t *after)
 		json_t *req = json_object();
 		json_object_foreach((json_t *)ra, name, v)
 			if (json_is_number(v))
-				json_object_set_new(req, name, json_integer((json_int_t)(jnum(ra, name) -
+				json_object_set_new(req, name, json_integer(jdelta(jnum(ra, name) -
 					jnum(rb, name))));
 		json_object_set_new(out, "requests", req);
 	}
@@ -422,7 +435,7 @@ static json_t *pmu_pool_delta(const json_t *b, const json_t *a)
 				"snapshots (leaf restarted?)"));
 			continue;
 		}
-		json_object_set_new(o, k, ok[e] ? json_integer((json_int_t)d[e]) :
+		json_object_set_new(o, k, ok[e] ? json_integer(jdelta(d[e])) :
 			pmu_unsupported("%s", pmu_event_why(a, b, k)));
 		if (!ok[e])
 			continue;

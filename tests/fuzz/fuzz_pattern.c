@@ -184,9 +184,9 @@ void *fz_realloc(void *p, size_t n)
 		return fz_malloc(n);
 	if (fz_remove(p, &old) != 0)
 		return realloc(p, n);  /* not ours: let ASan name the bad pointer */
-	fz.bytes += old;           /* still held until realloc succeeds */
+	fz_insert(p, old);  /* tracked while the budget may bail out, or p would leak */
 	fz_budget(n > old ? n - old : 0);
-	fz.bytes -= old;
+	fz_remove(p, &old);
 	q = realloc(p, n);
 	fz_insert(q != NULL ? q : p, q != NULL ? n : old);
 	return q;
