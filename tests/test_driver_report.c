@@ -17,7 +17,8 @@
 #define MS 1000000ull  /* ns per ms */
 
 /* A step: 90 OK replies at 10 ms and 10 at 200 ms from intended time, service times a
- * tenth of those, a two-second trace, assorted counters. */
+ * tenth of those, a two-second trace, assorted counters; of the 996 replies received in
+ * the 4 s window only 96 were OK (the rest OVERLOADED or errors). */
 static struct fl_driver_result *make_result(void)
 {
 	struct fl_driver_result *r = malloc(sizeof *r);
@@ -36,7 +37,9 @@ static struct fl_driver_result *make_result(void)
 	r->c.timeouts = 7;
 	r->c.late = 12;
 	r->c.window_completions = 996;
+	r->c.window_ok = 96;
 	r->c.errors[FL_DRIVER_ERR_STALE] = 4;
+	r->c.errors[FL_DRIVER_ERR_DEADLINE] = 3;
 	r->c.errors[FL_DRIVER_ERR_CONN_LOST] = 6;
 	fl_hist_record_n(&r->latency, 10 * MS, 90);
 	fl_hist_record_n(&r->latency, 200 * MS, 10);
@@ -49,8 +52,8 @@ static struct fl_driver_result *make_result(void)
 	r->trace_len = 2;
 	r->trace = calloc(2, sizeof *r->trace);
 	assert_non_null(r->trace);
-	r->trace[0] = (struct fl_driver_trace_row){ 0, 250, 240, 10, 12 * MS };
-	r->trace[1] = (struct fl_driver_trace_row){ 1, 251, 255, 6, 1500000 };
+	r->trace[0] = (struct fl_driver_trace_row){ 0, 250, 240, 30, 10, 12 * MS };
+	r->trace[1] = (struct fl_driver_trace_row){ 1, 251, 255, 25, 6, 1500000 };
 	return r;
 }
 
@@ -84,18 +87,27 @@ static void assert_near_pct(double got, double want)
 		fail_msg("got %.9g, want %.9g within 0.4%%", got, want);
 }
 
-/* 1. achieved_qps = window_completions / window_s; an empty window gives 0. */
+/* 1. achieved_qps is goodput: OK replies in the window / window_s (OVERLOADED and error
+ * replies are in replied_qps only); an empty window has no rate at all. */
 static void test_achieved_qps(void **state)
 {
 	struct fl_driver_result *r = make_result();
+	double q = -1;
 
 	(void)state;
-	assert_close(fl_driver_achieved_qps(r), 996.0 / 4.0);
+	assert_int_equal(fl_driver_achieved_qps(r, &q), 0);
+	assert_close(q, 96.0 / 4.0);
+	assert_int_equal(fl_driver_replied_qps(r, &q), 0);
+	assert_close(q, 996.0 / 4.0);
 	r->window_s = 2.5;  /* interrupted after 2.5 s of measuring */
-	assert_close(fl_driver_achieved_qps(r), 996.0 / 2.5);
+	assert_int_equal(fl_driver_achieved_qps(r, &q), 0);
+	assert_close(q, 96.0 / 2.5);
 	r->window_s = 0;
-	assert_close(fl_driver_achieved_qps(r), 0);
-	assert_int_equal(fl_driver_errors_total(&r->c), 10);
+	q = 123;
+	assert_int_equal(fl_driver_achieved_qps(r, &q), -1);
+	assert_int_equal(fl_driver_replied_qps(r, &q), -1);
+	assert_close(q, 123);  /* untouched */
+	assert_int_equal(fl_driver_errors_total(&r->c), 13);
 	free_result(r);
 }
 
@@ -110,7 +122,9 @@ static void test_json_fields(void **state)
 	assert_non_null(j);
 	assert_close(jreal(j, "step", NULL), 2);
 	assert_close(jreal(j, "requested_qps", NULL), 250);
-	assert_close(jreal(j, "achieved_qps", NULL), 249);
+	assert_close(jreal(j, "achieved_qps", NULL), 24);
+	assert_close(jreal(j, "replied_qps", NULL), 249);
+	assert_close(jreal(j, "window_ok", NULL), 96);
 	assert_close(jreal(j, "window_s", NULL), 4);
 	assert_close(jreal(j, "warmup_s", NULL), 1);
 	assert_close(jreal(j, "sent", NULL), 1000);
@@ -119,7 +133,8 @@ static void test_json_fields(void **state)
 	assert_close(jreal(j, "overloaded", NULL), 880);
 	assert_close(jreal(j, "timeouts", NULL), 7);
 	assert_close(jreal(j, "late", NULL), 12);
-	assert_close(jreal(j, "errors", "total"), 10);
+	assert_close(jreal(j, "errors", "total"), 13);
+	assert_close(jreal(j, "errors", "deadline_exceeded"), 3);
 	assert_close(jreal(j, "errors", "stale"), 4);
 	assert_close(jreal(j, "errors", "conn_lost"), 6);
 	assert_close(jreal(j, "errors", "protocol"), 0);
@@ -151,6 +166,7 @@ static void test_json_fields(void **state)
 	assert_close(jreal(json_array_get(trace, 1), "second", NULL), 1);
 	assert_close(jreal(json_array_get(trace, 1), "completed", NULL), 255);
 	assert_close(jreal(json_array_get(trace, 1), "inflight", NULL), 6);
+	assert_close(jreal(json_array_get(trace, 1), "ok", NULL), 25);
 	assert_close(jreal(json_array_get(trace, 1), "p95_ms", NULL), 1.5);
 	json_decref(j);
 
@@ -177,11 +193,40 @@ static void test_json_percentile_spread(void **state)
 	assert_close(jreal(j, "latency_ms", "mean"), 500.5);
 	json_decref(j);
 
-	/* Empty histograms report zeros, not garbage. */
+	free_result(r);
+}
+
+/* 3b. Nothing measured is null, never 0: every figure of an empty histogram (count 0),
+ * the rates of an empty window, an unknown host CPU, a second without OK replies. */
+static void test_json_nulls(void **state)
+{
+	static const char *const keys[] = { "p50", "p90", "p95", "p99", "p99_9", "max", "mean" };
+	struct fl_driver_result *r = make_result();
+	json_t *j, *lat;
+
+	(void)state;
 	fl_hist_init(&r->latency);
-	j = fl_driver_result_json(r, 0);
-	assert_close(jreal(j, "latency_ms", "p99"), 0);
-	assert_close(jreal(j, "latency_ms", "max"), 0);
+	r->window_s = 0;
+	r->host_cpu_pct = -1;
+	r->trace[0].ok = 0;
+	j = fl_driver_result_json(r, 1);
+	assert_non_null(j);
+	lat = json_object_get(j, "latency_ms");
+	assert_close(jreal(j, "latency_ms", "count"), 0);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *v = json_object_get(lat, keys[i]);
+		assert_non_null(v);
+		if (!json_is_null(v))
+			fail_msg("latency_ms.%s of an empty histogram is not null", keys[i]);
+	}
+	assert_true(json_is_number(json_object_get(json_object_get(j, "service_ms"), "p95")));
+	assert_true(json_is_null(json_object_get(j, "achieved_qps")));
+	assert_true(json_is_null(json_object_get(j, "replied_qps")));
+	assert_true(json_is_null(json_object_get(j, "host_cpu_pct")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "trace"), 0),
+		"p95_ms")));
+	assert_true(json_is_number(json_object_get(json_array_get(json_object_get(j, "trace"), 1),
+		"p95_ms")));
 	json_decref(j);
 	free_result(r);
 }
@@ -208,14 +253,14 @@ static void test_trace_csv(void **state)
 	char *s;
 
 	(void)state;
-	b->trace[0].p95_ns = 0;
+	b->trace[0].ok = 0;  /* no OK reply that second: no p95, an empty cell */
 	s = capture(fl_driver_trace_csv, steps, 2);
 	assert_string_equal(s,
-		"second,sent,completed,inflight,p95_ms\n"
-		"0,250,240,10,12.000\n"
-		"1,251,255,6,1.500\n"
-		"2,250,240,10,0.000\n"
-		"3,251,255,6,1.500\n");
+		"second,sent,completed,ok,inflight,p95_ms\n"
+		"0,250,240,30,10,12.000\n"
+		"1,251,255,25,6,1.500\n"
+		"2,250,240,0,10,\n"
+		"3,251,255,25,6,1.500\n");
 	free(s);
 	free_result(a);
 	free_result(b);
@@ -234,8 +279,9 @@ static void test_steps_csv(void **state)
 	s = capture(fl_driver_steps_csv, steps, 1);
 	nl = strchr(s, '\n');
 	assert_non_null(nl);
-	assert_true(strncmp(s, "step,requested_qps,achieved_qps,window_s,sent,", 46) == 0);
-	assert_true(strncmp(nl + 1, "2,250.000,249.000,4.000,1000,990,100,880,", 41) == 0);
+	assert_true(strncmp(s, "step,requested_qps,achieved_qps,replied_qps,window_s,sent,",
+		58) == 0);
+	assert_true(strncmp(nl + 1, "2,250.000,24.000,249.000,4.000,1000,990,100,880,", 48) == 0);
 	for (char *p = s; p < nl; p++)
 		hdr_cols += *p == ',';
 	for (char *p = nl + 1; *p && *p != '\n'; p++)
@@ -243,6 +289,19 @@ static void test_steps_csv(void **state)
 	assert_int_equal(hdr_cols, row_cols);
 	assert_non_null(strstr(s, "latency_ms_p95"));
 	assert_non_null(strstr(s, ",16,1\n"));
+	free(s);
+
+	/* An empty window and histograms: empty cells, the same number of columns. */
+	fl_hist_init(&a->latency);
+	a->window_s = 0;
+	s = capture(fl_driver_steps_csv, steps, 1);
+	nl = strchr(s, '\n');
+	assert_true(strncmp(nl + 1, "2,250.000,,,0.000,", 18) == 0);
+	row_cols = 1;
+	for (char *p = nl + 1; *p && *p != '\n'; p++)
+		row_cols += *p == ',';
+	assert_int_equal(hdr_cols, row_cols);
+	assert_null(strstr(s, "0.000,0.000,0.000,0.000,0.000"));
 	free(s);
 	free_result(a);
 }
@@ -262,6 +321,16 @@ static void test_print(void **state)
 	assert_non_null(strstr(buf, "stale 4"));
 	assert_non_null(strstr(buf, "conn_lost 6"));
 	assert_null(strstr(buf, "protocol"));
+	assert_non_null(strstr(buf, "achieved 24.0 OK replies/s (249.0 replies/s of any status)"));
+	assert_non_null(strstr(buf, "deadline_exceeded 3"));
+	free(buf);
+
+	buf = NULL;
+	fl_hist_init(&a->latency);
+	f = open_memstream(&buf, &len);
+	fl_driver_result_print(f, a);
+	fclose(f);
+	assert_non_null(strstr(buf, "latency  no OK replies: no percentiles"));
 	free(buf);
 	free_result(a);
 }
@@ -272,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_achieved_qps),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_json_percentile_spread),
+		cmocka_unit_test(test_json_nulls),
 		cmocka_unit_test(test_trace_csv),
 		cmocka_unit_test(test_steps_csv),
 		cmocka_unit_test(test_print),

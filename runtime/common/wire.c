@@ -187,6 +187,7 @@ const char *fl_status_name(uint32_t status)
 	case FL_STATUS_DENIED: return "denied";
 	case FL_STATUS_STALE: return "stale";
 	case FL_STATUS_INTERNAL: return "internal error";
+	case FL_STATUS_DEADLINE_EXCEEDED: return "deadline exceeded";
 	}
 	return "unknown status";
 }

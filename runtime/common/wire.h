@@ -14,8 +14,10 @@
  *    16    8 request_id    chosen by the client, echoed in the reply; pipelined replies
  *                          may come back in any order and are matched by this id
  *    24    8 client_ts_ns  client's send timestamp (ns, its clock), echoed in the reply
- *    32    8 server_ns     server processing time (ns) from frame decoded to reply queued;
- *                          0 in requests
+ *    32    8 server_ns     replies: server processing time (ns) from frame decoded to reply
+ *                          queued. deadline_ns, requests: the client's deadline on its
+ *                          realtime clock (ns): a reply after it is of no use, so the server
+ *                          may skip the work (FL_STATUS_DEADLINE_EXCEEDED); 0 = none
  *
  * A receiver checks magic, version, type, flags and payload_len <= its configured maximum
  * before reading the payload, so an oversized frame costs nothing to refuse.
@@ -53,7 +55,9 @@ enum fl_status {
 	FL_STATUS_DENIED = 3,       /* ACL check refused the request key */
 	FL_STATUS_STALE = 4,        /* client timestamp older than the staleness bound */
 	FL_STATUS_INTERNAL = 5,     /* the server failed (out of memory, ...) */
-	FL_STATUS_MAX = 5
+	FL_STATUS_DEADLINE_EXCEEDED = 6, /* the request's deadline (deadline_ns) passed, or
+	                                    its remaining stages would end past it: skipped */
+	FL_STATUS_MAX = 6
 };
 
 struct fl_frame_hdr {
@@ -65,7 +69,10 @@ struct fl_frame_hdr {
 	uint32_t status;
 	uint64_t request_id;
 	uint64_t client_ts_ns;
-	uint64_t server_ns;
+	union {
+		uint64_t server_ns;    /* replies */
+		uint64_t deadline_ns;  /* requests */
+	};
 };
 
 /* Header check results (negative) and fl_wire_pull results. */

@@ -451,6 +451,21 @@ static uint8_t *drv_reserve_frame(void *arg, size_t len)
 	return (uint8_t *)fs->vec.iov_base + FL_WIRE_HDR_BYTES;
 }
 
+/* The request's deadline on the realtime clock the leaf compares with: its intended send
+ * time (monotonic) plus the budget, moved by one reading of each clock. 0 = none. */
+static uint64_t drv_deadline_wall(const struct fl_driver *d, uint64_t intended_ns,
+	uint64_t wall, uint64_t mono)
+{
+	uint64_t due;
+
+	if (!(d->cfg.deadline_ms > 0))
+		return 0;
+	due = intended_ns + (uint64_t)(d->cfg.deadline_ms * 1e6);
+	if (due >= mono)
+		return wall + (due - mono);
+	return wall > mono - due ? wall - (mono - due) : 1;  /* passed: still not "none" */
+}
+
 /* Build request p straight into c's output buffer (header, then the packed payload) and
  * give it a slot. Packing in place saves a copy of up to max-request-bytes per request. */
 static void drv_send(struct drv_thread *t, struct drv_conn *c, const struct drv_pending *p)
@@ -475,7 +490,9 @@ static void drv_send(struct drv_thread *t, struct drv_conn *c, const struct drv_
 	idx = c->free_idx[--c->nfree];
 	s = &c->slots[idx];
 	s->request_id = (++t->next_seq << DRV_SLOT_BITS) | idx;
-	fl_hdr_init(&h, FL_MSG_REQUEST, s->request_id, fl_wall_ns());
+	uint64_t wall = fl_wall_ns();
+	fl_hdr_init(&h, FL_MSG_REQUEST, s->request_id, wall);
+	h.deadline_ns = drv_deadline_wall(d, p->intended_ns, wall, fl_mono_ns());
 	h.payload_len = (uint32_t)len;
 	fl_hdr_encode(&h, fs.vec.iov_base);
 	fs.vec.iov_len = FL_WIRE_HDR_BYTES + len;
@@ -605,8 +622,11 @@ static void drv_complete(struct drv_conn *c, const struct fl_frame_hdr *h, uint6
 		t->sec_completed++;
 		if (h->status == FL_STATUS_OK)
 			fl_hist_record(&t->sec_hist, lat);
-		if (now >= t->warm_ns && now < t->end_ns)
+		if (now >= t->warm_ns && now < t->end_ns) {
 			t->c.window_completions++;
+			if (h->status == FL_STATUS_OK)
+				t->c.window_ok++;
+		}
 		if (s->measured) {
 			t->c.completed++;
 			switch (h->status) {
@@ -620,6 +640,7 @@ static void drv_complete(struct drv_conn *c, const struct fl_frame_hdr *h, uint6
 			case FL_STATUS_DENIED: t->c.errors[FL_DRIVER_ERR_DENIED]++; break;
 			case FL_STATUS_STALE: t->c.errors[FL_DRIVER_ERR_STALE]++; break;
 			case FL_STATUS_INTERNAL: t->c.errors[FL_DRIVER_ERR_INTERNAL]++; break;
+			case FL_STATUS_DEADLINE_EXCEEDED: t->c.errors[FL_DRIVER_ERR_DEADLINE]++; break;
 			default: t->c.errors[FL_DRIVER_ERR_STATUS_OTHER]++; break;
 			}
 		}
@@ -1053,6 +1074,7 @@ int fl_driver_step(struct fl_driver *d, double qps, double warmup_s, double dura
 			r->sent = d->secs[i].sent;
 			r->completed = d->secs[i].completed;
 			r->inflight = d->secs[i].inflight;
+			r->ok = d->secs[i].hist.n;
 			r->p95_ns = fl_hist_percentile(&d->secs[i].hist, 95);
 		}
 	}

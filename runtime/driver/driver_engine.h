@@ -51,6 +51,8 @@ struct fl_driver_config {
 	double sla_ms;                   /* p95 target for adaptive depth (ms) */
 	double timeout_s;                /* a request without reply this long after its
 	                                    intended send time is a timeout (s, > 0) */
+	double deadline_ms;              /* each request carries intended send time + this
+	                                    as its deadline (wire.h deadline_ns); 0: none */
 	const struct fl_reqgen *gen;     /* request builder, shared read-only by the threads */
 	volatile sig_atomic_t *stop;     /* non-zero: end the current step early; may be NULL */
 };

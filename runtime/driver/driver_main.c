@@ -52,6 +52,7 @@ struct drv_args {
 	uint64_t seed;
 	double sla_ms;
 	double timeout_s;
+	const char *deadline;
 	uint64_t stories;
 	uint64_t story_bytes;
 	const char *request_size;
@@ -100,6 +101,11 @@ static const struct fl_cli_opt drv_opts[] = {
 		"depth is raised only while p95 stays under it"),
 	FL_OPT_REAL("timeout-s", timeout_s, 0.01, 1e6, "S", "10", "a request with no reply "
 		"this long after its intended send time is a timeout"),
+	FL_OPT_STR("deadline-ms", deadline, "MS|timeout|none", "timeout", "deadline each "
+		"request carries (frame header deadline_ns): its intended send time + MS. The leaf "
+		"skips the work a request can no longer finish by then and answers "
+		"DEADLINE_EXCEEDED (counted under errors.deadline_exceeded); timeout = "
+		"--timeout-s (a reply after it is dropped anyway), none = no deadline"),
 	FL_OPT_UINT("stories", stories, 0, 65536, "N", "16", "candidate stories per request"),
 	FL_OPT_BYTES("story-bytes", story_bytes, 0, 64u << 20, "BYTES", "1024", "body bytes "
 		"per story"),
@@ -158,10 +164,15 @@ static void drv_usage(FILE *f)
 "{\"error\": \"...\"}; \"quit\" or end of input ends the run.\n"
 "\n"
 "--json writes {\"tool\", \"config\", \"leaf\", \"interrupted\", \"steps\": [...]}; each step:\n"
-"  requested_qps, achieved_qps (replies received in the measured window / its seconds),\n"
-"  sent, completed, ok, overloaded, timeouts, late, unsent, backlogged, errors {by kind},\n"
-"  latency_ms and service_ms {count, p50, p90, p95, p99, p99_9, max, mean} over OK\n"
-"  replies, depth, next_depth, driver_limited, host_cpu_pct, trace [per second].\n"
+"  requested_qps; achieved_qps = goodput: OK replies received in the measured window /\n"
+"  its seconds; replied_qps: replies of any status, the same way; sent, completed, ok,\n"
+"  overloaded, timeouts, late, unsent, backlogged, window_completions, window_ok,\n"
+"  errors {total, by kind: deadline_exceeded, bad_request, ...}, latency_ms and\n"
+"  service_ms {count, p50, p90, p95, p99, p99_9, max, mean} over OK replies, depth,\n"
+"  next_depth, driver_limited, host_cpu_pct, trace [per second: sent, completed, ok,\n"
+"  inflight, p95_ms]. A figure with nothing behind it is null, never 0: the rates of an\n"
+"  empty window, every percentile of a histogram with count 0, host_cpu_pct when\n"
+"  /proc/stat cannot be read, a second's p95_ms without OK replies (CSV: empty cell).\n"
 "\n"
 "Adaptive depth: when requests waited for slots while p95 stayed under --sla-ms and host\n"
 "CPU was below 90%%, the next step doubles --depth (up to %u) and the summary says\n"
@@ -343,6 +354,27 @@ static void drv_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* --deadline-ms as ms (0 = none) into *ms when ms is not NULL. 0, or -1 when malformed. */
+static int drv_deadline_ms(const struct drv_args *a, double *ms)
+{
+	double v;
+	char *end;
+
+	if (strcmp(a->deadline, "timeout") == 0)
+		v = a->timeout_s * 1e3;
+	else if (strcmp(a->deadline, "none") == 0)
+		v = 0;
+	else {
+		errno = 0;
+		v = strtod(a->deadline, &end);
+		if (errno != 0 || end == a->deadline || *end != 0 || !(v > 0) || !isfinite(v))
+			return -1;
+	}
+	if (ms != NULL)
+		*ms = v;
+	return 0;
+}
+
 /* Check the flags that depend on each other and fill the request generator config. */
 static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 	enum fl_arrival *arrival, char *err, size_t errlen)
@@ -353,6 +385,11 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 	}
 	if ((a->qps == NULL) == !a->control) {
 		snprintf(err, errlen, "--qps: give rates, or --control (not both)");
+		return -1;
+	}
+	if (drv_deadline_ms(a, NULL) != 0) {
+		snprintf(err, errlen, "--deadline-ms: '%s' is not MS (> 0), timeout or none",
+			a->deadline);
 		return -1;
 	}
 	if (fl_arrival_parse(a->arrival, arrival) != 0) {
@@ -564,6 +601,7 @@ int main(int argc, char **argv)
 	dcfg.seed = a.seed;
 	dcfg.sla_ms = a.sla_ms;
 	dcfg.timeout_s = a.timeout_s;
+	drv_deadline_ms(&a, &dcfg.deadline_ms);
 	dcfg.gen = &gen;
 	dcfg.stop = &drv_stop_signal;
 	eng = fl_driver_new(&dcfg, err, sizeof err);

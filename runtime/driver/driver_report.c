@@ -56,11 +56,38 @@ const char *fl_driver_err_key(enum fl_driver_err e)
 	return (unsigned)e < FL_DRIVER_ERR_N ? report_err_keys[e] : "unknown";
 }
 
-double fl_driver_achieved_qps(const struct fl_driver_result *r)
+/* n per second of the measured window; -1 when the window is empty. */
+static int report_rate(const struct fl_driver_result *r, uint64_t n, double *qps)
 {
 	if (!(r->window_s > 0))
-		return 0;
-	return (double)r->c.window_completions / r->window_s;
+		return -1;
+	*qps = (double)n / r->window_s;
+	return 0;
+}
+
+int fl_driver_achieved_qps(const struct fl_driver_result *r, double *qps)
+{
+	return report_rate(r, r->c.window_ok, qps);
+}
+
+int fl_driver_replied_qps(const struct fl_driver_result *r, double *qps)
+{
+	return report_rate(r, r->c.window_completions, qps);
+}
+
+/* A rate as JSON: null when the window was empty. */
+static json_t *report_rate_json(int (*rate)(const struct fl_driver_result *, double *),
+	const struct fl_driver_result *r)
+{
+	double v;
+
+	return rate(r, &v) == 0 ? json_real(v) : json_null();
+}
+
+/* ns as ms, or null when nothing stands behind it. */
+static json_t *report_ms_json(int have, uint64_t ns)
+{
+	return have ? json_real(report_ms(ns)) : json_null();
 }
 
 /* json_object_set_new fails only out of memory; one flag collects every failure. */
@@ -77,12 +104,13 @@ json_t *fl_driver_hist_json(const struct fl_hist *h)
 
 	if (bad)
 		return NULL;
+	/* An empty histogram has no percentiles: null, never 0 ms. */
 	report_set(o, "count", json_integer((json_int_t)h->n), &bad);
 	for (size_t i = 0; i < REPORT_NELEM(report_pcts); i++)
 		report_set(o, report_pcts[i].key,
-			json_real(report_ms(fl_hist_percentile(h, report_pcts[i].pct))), &bad);
-	report_set(o, "max", json_real(report_ms(h->n ? h->max : 0)), &bad);
-	report_set(o, "mean", json_real(fl_hist_mean(h) / 1e6), &bad);
+			report_ms_json(h->n > 0, fl_hist_percentile(h, report_pcts[i].pct)), &bad);
+	report_set(o, "max", report_ms_json(h->n > 0, h->max), &bad);
+	report_set(o, "mean", h->n > 0 ? json_real(fl_hist_mean(h) / 1e6) : json_null(), &bad);
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -98,9 +126,10 @@ static json_t *report_trace_json(const struct fl_driver_result *r)
 		return NULL;
 	for (size_t i = 0; i < r->trace_len; i++) {
 		const struct fl_driver_trace_row *t = &r->trace[i];
-		json_t *o = json_pack("{sIsIsIsIsf}", "second", (json_int_t)t->second,
+		json_t *o = json_pack("{sIsIsIsIsIso}", "second", (json_int_t)t->second,
 			"sent", (json_int_t)t->sent, "completed", (json_int_t)t->completed,
-			"inflight", (json_int_t)t->inflight, "p95_ms", report_ms(t->p95_ns));
+			"ok", (json_int_t)t->ok, "inflight", (json_int_t)t->inflight,
+			"p95_ms", report_ms_json(t->ok > 0, t->p95_ns));
 		if (o == NULL || json_array_append_new(a, o) != 0) {
 			json_decref(a);
 			return NULL;
@@ -122,7 +151,8 @@ json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace)
 	}
 	report_set(o, "step", json_integer(r->step), &bad);
 	report_set(o, "requested_qps", json_real(r->requested_qps), &bad);
-	report_set(o, "achieved_qps", json_real(fl_driver_achieved_qps(r)), &bad);
+	report_set(o, "achieved_qps", report_rate_json(fl_driver_achieved_qps, r), &bad);
+	report_set(o, "replied_qps", report_rate_json(fl_driver_replied_qps, r), &bad);
 	report_set(o, "warmup_s", json_real(r->warmup_s), &bad);
 	report_set(o, "duration_s", json_real(r->duration_s), &bad);
 	report_set(o, "window_s", json_real(r->window_s), &bad);
@@ -138,7 +168,8 @@ json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace)
 	report_set(o, "depth", json_integer(r->depth), &bad);
 	report_set(o, "next_depth", json_integer(r->next_depth), &bad);
 	report_set(o, "driver_limited", json_boolean(r->driver_limited), &bad);
-	report_set(o, "host_cpu_pct", json_real(r->host_cpu_pct), &bad);
+	report_set(o, "host_cpu_pct", r->host_cpu_pct >= 0 ? json_real(r->host_cpu_pct) :
+		json_null(), &bad);
 	report_set(o, "interrupted", json_boolean(r->interrupted), &bad);
 	if (with_trace)
 		report_set(o, "trace", report_trace_json(r), &bad);
@@ -149,19 +180,36 @@ json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace)
 	return o;
 }
 
+/* One CSV cell of ns as ms, empty when nothing stands behind it. 0 or -1. */
+static int report_csv_ms(FILE *f, int have, uint64_t ns)
+{
+	return have && fprintf(f, "%.3f", report_ms(ns)) < 0 ? -1 : 0;
+}
+
+/* A rate cell, empty when the window was empty. 0 or -1. */
+static int report_csv_rate(FILE *f, int (*rate)(const struct fl_driver_result *, double *),
+	const struct fl_driver_result *r)
+{
+	double v;
+
+	if (fputc(',', f) == EOF)
+		return -1;
+	return rate(r, &v) == 0 && fprintf(f, "%.3f", v) < 0 ? -1 : 0;
+}
+
 int fl_driver_trace_csv(FILE *f, const struct fl_driver_result *const *steps, size_t n)
 {
 	uint64_t base = 0;
 
-	if (fprintf(f, "second,sent,completed,inflight,p95_ms\n") < 0)
+	if (fprintf(f, "second,sent,completed,ok,inflight,p95_ms\n") < 0)
 		return -1;
 	for (size_t s = 0; s < n; s++) {
 		const struct fl_driver_result *r = steps[s];
 		for (size_t i = 0; i < r->trace_len; i++) {
 			const struct fl_driver_trace_row *t = &r->trace[i];
-			if (fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f\n",
-				base + t->second, t->sent, t->completed, t->inflight,
-				report_ms(t->p95_ns)) < 0)
+			if (fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+				base + t->second, t->sent, t->completed, t->ok, t->inflight) < 0 ||
+			    report_csv_ms(f, t->ok > 0, t->p95_ns) < 0 || fputc('\n', f) == EOF)
 				return -1;
 		}
 		base += r->trace_len;
@@ -169,13 +217,16 @@ int fl_driver_trace_csv(FILE *f, const struct fl_driver_result *const *steps, si
 	return fflush(f) == 0 ? 0 : -1;
 }
 
+/* An empty histogram leaves its cells empty. */
 static int report_hist_csv(FILE *f, const struct fl_hist *h)
 {
 	for (size_t i = 0; i < REPORT_NELEM(report_pcts); i++)
-		if (fprintf(f, ",%.3f", report_ms(fl_hist_percentile(h, report_pcts[i].pct))) < 0)
+		if (fputc(',', f) == EOF ||
+		    report_csv_ms(f, h->n > 0, fl_hist_percentile(h, report_pcts[i].pct)) < 0)
 			return -1;
-	return fprintf(f, ",%.3f,%.3f", report_ms(h->n ? h->max : 0), fl_hist_mean(h) / 1e6) < 0 ?
-		-1 : 0;
+	if (fputc(',', f) == EOF || report_csv_ms(f, h->n > 0, h->max) < 0 || fputc(',', f) == EOF)
+		return -1;
+	return h->n > 0 && fprintf(f, "%.3f", fl_hist_mean(h) / 1e6) < 0 ? -1 : 0;
 }
 
 static int report_hist_csv_header(FILE *f, const char *prefix)
@@ -188,7 +239,7 @@ static int report_hist_csv_header(FILE *f, const char *prefix)
 
 int fl_driver_steps_csv(FILE *f, const struct fl_driver_result *const *steps, size_t n)
 {
-	if (fprintf(f, "step,requested_qps,achieved_qps,window_s") < 0)
+	if (fprintf(f, "step,requested_qps,achieved_qps,replied_qps,window_s") < 0)
 		return -1;
 #define REPORT_COUNT_HDR(fld, help) if (fprintf(f, "," #fld) < 0) return -1;
 	FL_DRIVER_COUNTS(REPORT_COUNT_HDR)
@@ -204,8 +255,10 @@ int fl_driver_steps_csv(FILE *f, const struct fl_driver_result *const *steps, si
 
 	for (size_t s = 0; s < n; s++) {
 		const struct fl_driver_result *r = steps[s];
-		if (fprintf(f, "%u,%.3f,%.3f,%.3f", r->step, r->requested_qps,
-			fl_driver_achieved_qps(r), r->window_s) < 0)
+		if (fprintf(f, "%u,%.3f", r->step, r->requested_qps) < 0 ||
+		    report_csv_rate(f, fl_driver_achieved_qps, r) < 0 ||
+		    report_csv_rate(f, fl_driver_replied_qps, r) < 0 ||
+		    fprintf(f, ",%.3f", r->window_s) < 0)
 			return -1;
 #define REPORT_COUNT_ROW(fld, help) if (fprintf(f, ",%" PRIu64, r->c.fld) < 0) return -1;
 		FL_DRIVER_COUNTS(REPORT_COUNT_ROW)
@@ -224,19 +277,28 @@ int fl_driver_steps_csv(FILE *f, const struct fl_driver_result *const *steps, si
 
 static void report_print_hist(FILE *f, const char *what, const struct fl_hist *h)
 {
+	if (h->n == 0) {
+		fprintf(f, "  %-8s no OK replies: no percentiles\n", what);
+		return;
+	}
 	fprintf(f, "  %-8s p50 %.2f  p90 %.2f  p95 %.2f  p99 %.2f  p99.9 %.2f  max %.2f ms\n",
 		what, report_ms(fl_hist_percentile(h, 50)), report_ms(fl_hist_percentile(h, 90)),
 		report_ms(fl_hist_percentile(h, 95)), report_ms(fl_hist_percentile(h, 99)),
-		report_ms(fl_hist_percentile(h, 99.9)), report_ms(h->n ? h->max : 0));
+		report_ms(fl_hist_percentile(h, 99.9)), report_ms(h->max));
 }
 
 void fl_driver_result_print(FILE *f, const struct fl_driver_result *r)
 {
 	uint64_t nerr = fl_driver_errors_total(&r->c);
+	double good, replied;
 
-	fprintf(f, "step %u: requested %.1f qps, achieved %.1f qps over %.1f s%s\n", r->step,
-		r->requested_qps, fl_driver_achieved_qps(r), r->window_s,
-		r->interrupted ? " (interrupted)" : "");
+	if (fl_driver_achieved_qps(r, &good) == 0 && fl_driver_replied_qps(r, &replied) == 0)
+		fprintf(f, "step %u: requested %.1f qps, achieved %.1f OK replies/s (%.1f replies/s "
+			"of any status) over %.1f s%s\n", r->step, r->requested_qps, good, replied,
+			r->window_s, r->interrupted ? " (interrupted)" : "");
+	else
+		fprintf(f, "step %u: requested %.1f qps, no measured window%s\n", r->step,
+			r->requested_qps, r->interrupted ? " (interrupted)" : "");
 	fprintf(f, "  sent %" PRIu64 "  completed %" PRIu64 "  ok %" PRIu64 "  overloaded %"
 		PRIu64 "  timeouts %" PRIu64 "  late %" PRIu64 "  errors %" PRIu64 "\n",
 		r->c.sent, r->c.completed, r->c.ok, r->c.overloaded, r->c.timeouts, r->c.late, nerr);

@@ -4,21 +4,26 @@
  * build a result by hand. Times in a result are ns; the JSON and CSV give ms.
  *
  * One step as JSON (fl_driver_result_json):
- *   {"step": 0, "requested_qps": 500, "achieved_qps": 499.1, "warmup_s": 5,
- *    "duration_s": 30, "window_s": 30,
+ *   {"step": 0, "requested_qps": 500, "achieved_qps": 499.1, "replied_qps": 499.3,
+ *    "warmup_s": 5, "duration_s": 30, "window_s": 30,
  *    "sent": .., "completed": .., "ok": .., "overloaded": .., "timeouts": .., "late": ..,
- *    "unsent": .., "backlogged": .., "window_completions": .., "recycled": ..,
+ *    "unsent": .., "backlogged": .., "window_completions": .., "window_ok": ..,
+ *    "recycled": ..,
  *    "errors": {"total": .., "bad_request": .., "denied": .., "stale": .., "internal": ..,
- *               "status_other": .., "protocol": .., "conn_lost": .., "connect": ..,
- *               "build": ..},
+ *               "deadline_exceeded": .., "status_other": .., "protocol": .., "conn_lost": ..,
+ *               "connect": .., "build": ..},
  *    "latency_ms": {"count": .., "p50": .., "p90": .., "p95": .., "p99": .., "p99_9": ..,
- *                   "max": .., "mean": ..},
+ *                   "max": .., "mean": ..},   (every figure null when count is 0)
  *    "service_ms": {same keys},
  *    "depth": 16, "next_depth": 32, "driver_limited": true, "host_cpu_pct": 41.5,
  *    "interrupted": false,
- *    "trace": [{"second": 0, "sent": .., "completed": .., "inflight": .., "p95_ms": ..}, ..]}
- * Trace CSV (fl_driver_trace_csv): header "second,sent,completed,inflight,p95_ms", one row
- * per second. Step CSV (fl_driver_steps_csv): one row per step of the scalar fields.
+ *    "trace": [{"second": 0, "sent": .., "completed": .., "ok": .., "inflight": ..,
+ *               "p95_ms": ..}, ..]}
+ * A figure with nothing behind it is null, never 0: achieved_qps and replied_qps of an
+ * empty window, percentiles of an empty histogram, host_cpu_pct when /proc/stat could not
+ * be read, p95_ms of a second without OK replies. The CSVs leave such a cell empty.
+ * Trace CSV (fl_driver_trace_csv): header "second,sent,completed,ok,inflight,p95_ms", one
+ * row per second. Step CSV (fl_driver_steps_csv): one row per step of the scalar fields.
  */
 #ifndef FL_DRIVER_REPORT_H
 #define FL_DRIVER_REPORT_H
@@ -37,6 +42,8 @@ struct json_t;
 	X(DENIED, "denied", "reply status DENIED") \
 	X(STALE, "stale", "reply status STALE") \
 	X(INTERNAL, "internal", "reply status INTERNAL") \
+	X(DEADLINE, "deadline_exceeded", "reply status DEADLINE_EXCEEDED (skipped by the leaf: " \
+		"it could not meet the request's deadline)") \
 	X(STATUS_OTHER, "status_other", "reply with a status this driver does not know") \
 	X(PROTOCOL, "protocol", "bad frame from the leaf (the connection is dropped)") \
 	X(CONN_LOST, "conn_lost", "request lost when its connection closed") \
@@ -62,6 +69,7 @@ enum fl_driver_err {
 	X(unsent, "never sent: the step was cut short while they waited") \
 	X(backlogged, "waited for a free connection slot before being sent") \
 	X(window_completions, "replies of any request received within the measured window") \
+	X(window_ok, "OK replies of any request received within the measured window") \
 	X(recycled, "connections reopened after a timeout (any request)")
 
 struct fl_driver_counts {
@@ -76,9 +84,10 @@ struct fl_driver_trace_row {
 	uint64_t second;     /* whole seconds since the step's time 0 */
 	uint64_t sent;       /* requests sent in this second */
 	uint64_t completed;  /* replies received in this second (any status) */
+	uint64_t ok;         /* of which OK */
 	uint64_t inflight;   /* requests awaiting a reply at the end of the second */
 	uint64_t p95_ns;     /* p95 latency from intended send time of this second's OK
-	                        replies (ns); 0 when there were none */
+	                        replies (ns); meaningless (reported null) when ok is 0 */
 };
 
 struct fl_driver_result {
@@ -114,9 +123,13 @@ uint64_t fl_driver_errors_total(const struct fl_driver_counts *c);
 /* JSON key of an error kind ("conn_lost"). */
 const char *fl_driver_err_key(enum fl_driver_err e);
 
-/* Replies received in the measured window per second of it: window_completions /
- * window_s; 0 when the window is empty. */
-double fl_driver_achieved_qps(const struct fl_driver_result *r);
+/* Goodput: OK replies received in the measured window per second of it, window_ok /
+ * window_s. Returns 0 with *qps set, or -1 when the window is empty (nothing measured). */
+int fl_driver_achieved_qps(const struct fl_driver_result *r, double *qps);
+
+/* Replies of any status received in the measured window per second of it
+ * (window_completions / window_s). 0, or -1 when the window is empty. */
+int fl_driver_replied_qps(const struct fl_driver_result *r, double *qps);
 
 /* r as the JSON object above; with_trace = 0 leaves out "trace". NULL when out of
  * memory. The caller owns the reference. */

@@ -85,13 +85,16 @@ struct fl_io {
 #define IO_ADD(t, field, n) \
 	__atomic_store_n(&(t)->st.field, (t)->st.field + (uint64_t)(n), __ATOMIC_RELAXED)
 
-static uint64_t thread_cpu_ns(pthread_t t)
+/* CPU time of another thread (still running, not joined) into *ns. 0, or -1 when it
+ * cannot be read (the caller counts it: an unread thread is not a thread at 0 ns). */
+static int thread_cpu_ns(pthread_t t, uint64_t *ns)
 {
 	clockid_t cid;
 	struct timespec ts;
 	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
 }
 
 static void io_count_status(struct io_thread *t, uint32_t status)
@@ -102,6 +105,7 @@ static void io_count_status(struct io_thread *t, uint32_t status)
 	case FL_STATUS_BAD_REQUEST: IO_ADD(t, bad_request, 1); break;
 	case FL_STATUS_DENIED: IO_ADD(t, denied, 1); break;
 	case FL_STATUS_STALE: IO_ADD(t, stale, 1); break;
+	case FL_STATUS_DEADLINE_EXCEEDED: IO_ADD(t, deadline_exceeded, 1); break;
 	default: IO_ADD(t, internal, 1); break;
 	}
 }
@@ -241,6 +245,20 @@ static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t
 	struct fl_io *io = t->io;
 
 	IO_ADD(t, received, 1);
+	/* One reading of each clock puts the client's deadline on ours. */
+	uint64_t deadline = fl_dl_local(h->deadline_ns, h->deadline_ns ? fl_wall_ns() : 0,
+		decoded_ns);
+	if (fl_dl_decide(decoded_ns, deadline, 0) != FL_DL_GO) {
+		static const char msg[] = "deadline: passed on arrival";
+		struct fl_bytes er = { 0 };
+		free(payload);
+		IO_ADD(t, expired_at_admit, 1);
+		fl_error_reply_encode(&er, msg);
+		int rc = conn_reply(c, FL_STATUS_DEADLINE_EXCEEDED, h->request_id,
+			h->client_ts_ns, decoded_ns, 0, er.data, er.len);
+		fl_bytes_free(&er);
+		return rc;
+	}
 	if (t->draining || fl_overheads_enter(io->cfg.ovh) == FL_OVH_OVERLOADED) {
 		free(payload);
 		return conn_reply(c, FL_STATUS_OVERLOADED, h->request_id, h->client_ts_ns,
@@ -254,6 +272,7 @@ static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t
 		job->payload = payload;
 		job->payload_len = h->payload_len;
 		job->decoded_ns = decoded_ns;
+		job->deadline_ns = deadline;
 		job->owner = c;
 		job->done = io_job_done;
 		c->refs++;
@@ -751,10 +770,13 @@ void fl_io_stats(struct fl_io *io, struct fl_io_stats *s)
 #define FL_IO_SUM(group, name) s->name += __atomic_load_n(&t->st.name, __ATOMIC_RELAXED);
 		FL_IO_STATS(FL_IO_SUM)
 #undef FL_IO_SUM
+		uint64_t ns = 0;
 		if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) || !t->started)
 			s->cpu_ns += t->final_cpu_ns;
+		else if (thread_cpu_ns(t->tid, &ns) == 0)
+			s->cpu_ns += ns;
 		else
-			s->cpu_ns += thread_cpu_ns(t->tid);
+			s->cpu_unread++;
 	}
 	pthread_mutex_lock(&io->cipher_lock);
 	snprintf(s->listener_cipher, sizeof(s->listener_cipher), "%s", io->cipher);

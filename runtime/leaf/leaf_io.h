@@ -2,8 +2,9 @@
  *
  * Each IO thread ("leaf-io-N") owns an event_base and its own listener on the shared port
  * (SO_REUSEPORT: the kernel spreads connections), plain or TLS. Per connection it pulls
- * frames (wire.h): PING gets a PONG, REQUEST is admitted (fl_overheads_enter; shed with
- * FL_STATUS_OVERLOADED) and queued to the RANKER pool as a struct fl_job; any bad header
+ * frames (wire.h): PING gets a PONG, REQUEST whose deadline has already passed is
+ * answered FL_STATUS_DEADLINE_EXCEEDED, any other is admitted (fl_overheads_enter; shed
+ * with FL_STATUS_OVERLOADED) and queued to the RANKER pool as a struct fl_job; any bad header
  * gets a BAD_REQUEST reply with an ErrorReply and the connection is closed after the flush.
  * Finished jobs come back through the thread's mutex inbox (event_active wakes the loop).
  * A connection is reference counted by its jobs: a client that leaves while jobs are in
@@ -47,6 +48,8 @@ struct fl_io_config {
 	X(requests, denied) \
 	X(requests, stale) \
 	X(requests, internal) \
+	X(requests, deadline_exceeded)    /* replies DEADLINE_EXCEEDED (any stage) */ \
+	X(requests, expired_at_admit)     /* of which: deadline passed on arrival */ \
 	X(requests, dropped_disconnected) /* done, but the connection was gone */ \
 	X(frames, bad_magic) \
 	X(frames, bad_version) \
@@ -67,7 +70,8 @@ struct fl_io_stats {
 #undef FL_IO_FIELD
 	char listener_cipher[96];      /* last TLS handshake's protocol and cipher, "" */
 	unsigned threads;              /* IO threads */
-	uint64_t cpu_ns;               /* their thread CPU time */
+	uint64_t cpu_ns;               /* their thread CPU time (of those read) */
+	unsigned cpu_unread;           /* threads whose CPU clock could not be read */
 };
 
 /* Make the event bases and bind every thread's listener (threads not started yet).

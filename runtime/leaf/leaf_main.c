@@ -52,7 +52,7 @@ struct leaf_config {
 	uint64_t rpc_window;
 	double rpc_zstd_fraction;
 	uint64_t rpc_ping_ms, rpc_timeout_ms, rpc_channels;
-	uint64_t inflight_limit, stale_ms, sessions_max, session_ttl_ms;
+	uint64_t inflight_limit, max_queue_ms, stale_ms, sessions_max, session_ttl_ms;
 	uint64_t extractors_per_story, max_stories, active_copies;
 	double body, hit;
 	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
@@ -106,6 +106,11 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"mock per FANOUT thread"),
 	FL_OPT_UINT("inflight-limit", inflight_limit, 1, 10000000, "N", "256", "requests "
 		"admitted at once; more are answered OVERLOADED"),
+	FL_OPT_UINT("max-queue-ms", max_queue_ms, 0, 86400000, "MS", "0", "a request that "
+		"waited longer than this in the RANKER queue is shed OVERLOADED before any work "
+		"(ms; 0 = no bound but the request's own deadline). Requests that carry a "
+		"deadline (the driver's --deadline-ms) are also skipped, DEADLINE_EXCEEDED, "
+		"wherever the stages left would end past it. Stats: deadline"),
 	FL_OPT_UINT("stale-ms", stale_ms, 0, 86400000, "MS", "10000", "client timestamps "
 		"older than this are answered STALE (ms; 0 = no check)"),
 	FL_OPT_UINT("sessions-max", sessions_max, 0, 100000000, "N", "100000", "sessions "
@@ -189,8 +194,17 @@ static const char usage_tail[] =
 "OVERLOADED), drain in-flight requests (up to 2 s), write the final stats and exit 0;\n"
 "SIGUSR1 writes the stats now.\n"
 "stats (--stats-file, JSON; counts since start, times in ns): requests, frames,\n"
-"connections, stages {<stage>: cpu_ns, wall_ns}, cpu_share, pools {io, ranker, fanout:\n"
-"threads, cpu_ns}, fanout, sessions, overheads, and\n"
+"connections, stages {<stage>: cpu_ns, wall_ns}, cpu_share (null before any CPU was\n"
+"measured), pools {io, ranker, fanout: threads, cpu_ns (null when cpu_unread, the\n"
+"threads whose clock could not be read, is not 0)}, fanout, sessions, overheads, and\n"
+"  deadline   work skipped because it could not meet its deadline: with_deadline (jobs\n"
+"             taken that carried one), skipped {admit, queue, extract, rank, fanout:\n"
+"             {expired (deadline passed), would_miss (the stages left, at a fast recent\n"
+"             wall time, end past it)}}, skipped_total, queue_wait_shed (waited over\n"
+"             --max-queue-ms: OVERLOADED), probes (would-miss verdicts let through, one\n"
+"             in 8 in a row, so a stale estimate cannot shut the leaf out), max_queue_ms,\n"
+"             estimate_ms {<stage>: running 25th percentile of its wall ms over OK\n"
+"             requests; null before one finished}.\n"
 "  cpu_clock  the stage clock of the RANKER threads: requested, method (perf-mmap or\n"
 "             clock_gettime), fast_path_unavailable (why not perf-mmap, null when in\n"
 "             use), threads per method. IO and FANOUT threads time no stage; pool\n"
@@ -501,6 +515,7 @@ static void leaf_start(struct leaf_server *s)
 		.threads = (unsigned)c->ranker_threads,
 		/* Every queued job was admitted, so the inflight limit bounds the queue. */
 		.queue_cap = (unsigned)c->inflight_limit,
+		.max_queue_ns = c->max_queue_ms * 1000000ull,
 		.seed = c->seed,
 		.meter = &s->meter,
 	};

@@ -380,11 +380,45 @@ static json_t *stats_pmu(const struct fl_meter_config *cfg, const struct fl_mete
 	return o;
 }
 
-static json_t *pool(unsigned threads, uint64_t cpu_ns)
+/* What the deadline checks skipped, by where (the admit check is the IO threads'). */
+static json_t *stats_deadline(const struct fl_io_stats *io, const struct fl_ranker_stats *rk,
+	const json_t *config)
+{
+	json_t *o = json_object(), *sk = json_object(), *est = json_object();
+	uint64_t total = io->expired_at_admit;
+
+	for (int w = 0; w < FL_DL_NSTAGES; w++) {
+		uint64_t exp = w == FL_DL_ADMIT ? io->expired_at_admit : rk->expired[w];
+		json_t *e = json_object();
+		json_object_set_new(e, "expired", ju(exp));
+		json_object_set_new(e, "would_miss", ju(rk->would_miss[w]));
+		json_object_set_new(sk, fl_dl_stage_name((enum fl_dl_stage)w), e);
+		if (w != FL_DL_ADMIT)
+			total += rk->expired[w];
+		total += rk->would_miss[w];
+	}
+	for (int s = 0; s < FL_STAGE_COUNT; s++)
+		json_object_set_new(est, fl_stage_name((enum fl_stage)s), rk->est_valid ?
+			json_real((double)rk->est.wall_ns[s] / 1e6) : json_null());
+	json_object_set_new(o, "with_deadline", ju(rk->with_deadline));
+	json_object_set_new(o, "skipped", sk);
+	json_object_set_new(o, "skipped_total", ju(total));
+	json_object_set_new(o, "queue_wait_shed", ju(rk->queue_wait_shed));
+	json_object_set_new(o, "probes", ju(rk->probes));
+	const json_t *mq = config ? json_object_get(config, "max_queue_ms") : NULL;
+	json_object_set_new(o, "max_queue_ms", mq ? json_deep_copy(mq) : json_null());
+	json_object_set_new(o, "estimate_ms", est);
+	return o;
+}
+
+/* A pool's threads and CPU: cpu_ns is null when a thread's clock could not be read (a
+ * partial sum is not the pool's CPU), cpu_unread says how many. */
+static json_t *pool(unsigned threads, uint64_t cpu_ns, unsigned unread)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "threads", ju(threads));
-	json_object_set_new(o, "cpu_ns", ju(cpu_ns));
+	json_object_set_new(o, "cpu_ns", unread ? json_null() : ju(cpu_ns));
+	json_object_set_new(o, "cpu_unread", ju(unread));
 	return o;
 }
 
@@ -432,8 +466,9 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 		json_object_set_new(st, "cpu_ns", ju(t.cpu_ns[s]));
 		json_object_set_new(st, "wall_ns", ju(t.wall_ns[s]));
 		json_object_set_new(stages, fl_stage_name((enum fl_stage)s), st);
+		/* No CPU measured yet: no share to give (null, not 0). */
 		json_object_set_new(share, fl_stage_name((enum fl_stage)s),
-			json_real(cpu_sum ? (double)t.cpu_ns[s] / (double)cpu_sum : 0.0));
+			cpu_sum ? json_real((double)t.cpu_ns[s] / (double)cpu_sum) : json_null());
 	}
 	json_object_set_new(root, "stages", stages);
 	json_object_set_new(root, "cpu_share", share);
@@ -454,9 +489,9 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 	json_object_set_new(root, "pmu", stats_pmu(src->meter, &m_rk, &m_io, &m_fo));
 
 	json_t *pools = json_object();
-	json_object_set_new(pools, "io", pool(io.threads, io.cpu_ns));
-	json_object_set_new(pools, "ranker", pool(rk.threads, rk.cpu_ns));
-	json_t *fp = pool(src->fanout_threads, rk.fanout_cpu_ns);
+	json_object_set_new(pools, "io", pool(io.threads, io.cpu_ns, io.cpu_unread));
+	json_object_set_new(pools, "ranker", pool(rk.threads, rk.cpu_ns, rk.cpu_unread));
+	json_t *fp = pool(src->fanout_threads, rk.fanout_cpu_ns, rk.fanout_cpu_unread);
 	json_object_set_new(fp, "threads_measured", ju(rk.fanout_threads_seen));
 	json_object_set_new(pools, "fanout", fp);
 	json_object_set_new(root, "pools", pools);
@@ -464,6 +499,7 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 	json_object_set_new(root, "fanout", stats_fanout(src));
 	json_object_set_new(root, "sessions", stats_sessions(src->sessions));
 	json_object_set_new(root, "overheads", stats_overheads(src->ovh));
+	json_object_set_new(root, "deadline", stats_deadline(&io, &rk, src->config));
 	return root;
 }
 

@@ -400,6 +400,15 @@ static void pipe_remember(struct fl_session *s, const struct fl_ranked *r, size_
 	s->requests++;
 }
 
+/* Ask the work's gate about stage next; 1 (and noted) when it says skip. */
+static int pipe_skip(struct fl_work *w, enum fl_stage next)
+{
+	if (w->gate == NULL || w->gate(w->gate_arg, next) == 0)
+		return 0;
+	w->skipped_before = next;
+	return 1;
+}
+
 int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 {
 	const struct fl_pipeline_config *c = &wk->p->cfg;
@@ -412,6 +421,8 @@ int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 		return -1;
 	method = (int)req->method;
 	n = req->n_stories < c->max_stories ? req->n_stories : c->max_stories;
+	if (pipe_skip(w, FL_STAGE_EXTRACT))
+		return 1;
 	pipe_mark_now(wk, &m);
 	if (pipe_extract(wk, w, n) < 0)
 		return -1;
@@ -426,6 +437,9 @@ int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 	kept = fl_sp_filter(wk->sp, wk->stories, n, wk->sess.story_ids, nseen);
 	pipe_charge(wk, w, FL_STAGE_STORIES, &m);
 
+	/* The session is a copy: skipping here leaves the stored one untouched. */
+	if (pipe_skip(w, FL_STAGE_RANK))
+		return 1;
 	pipe_rank(wk, kept);
 	pipe_charge(wk, w, FL_STAGE_RANK, &m);
 

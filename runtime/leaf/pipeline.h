@@ -71,11 +71,17 @@ struct fl_ranked {
 	float score;
 };
 
+/* Asked by fl_pipeline_compute before stage `next` (FL_STAGE_EXTRACT, FL_STAGE_RANK):
+ * non-zero skips it and the rest of compute. arg as set in the work. */
+typedef int (*fl_work_gate_fn)(void *arg, enum fl_stage next);
+
 /* One request's path through the stages. Zero it, set the inputs, call the stages in
  * order, then fl_work_clear before reuse. */
 struct fl_work {
 	/* in */
 	uint64_t request_id;
+	fl_work_gate_fn gate;          /* NULL: never skip (the leaf checks deadlines here) */
+	void *gate_arg;
 	uint16_t frame_flags;          /* wire.h flags of the request frame */
 	const uint8_t *payload;        /* request payload as received (not owned) */
 	size_t payload_len;
@@ -85,6 +91,7 @@ struct fl_work {
 	struct fl_ranked *ranked;      /* owned, nranked entries, best first */
 	size_t nranked;
 	uint32_t extract_calls;
+	enum fl_stage skipped_before;  /* the stage the gate refused (compute returned 1) */
 	/* set by the caller after fanout, copied into the reply */
 	uint32_t fanout_calls, fanout_errors;
 	/* out of reply */
@@ -100,7 +107,9 @@ struct fl_work {
 int fl_pipeline_decode(struct fl_worker *wk, struct fl_work *w, char *err, size_t errlen);
 
 /* Stages 3-5 on a decoded request: extraction over min(stories, max_stories) stories,
- * story processors, DLRM ranking, session update. Returns 0 or -1 (out of memory). */
+ * story processors, DLRM ranking, session update. Returns 0, 1 when w->gate refused a
+ * stage (w->skipped_before names it; the session is left as it was, nothing is ranked),
+ * or -1 (out of memory). */
 int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w);
 
 /* Stage 7: reply bytes (req->reply_bytes, or sampled from the reply size table), zstd when

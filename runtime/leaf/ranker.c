@@ -34,6 +34,13 @@ struct ranker_thread {
 	pthread_mutex_t lock;        /* guards the totals below */
 	struct fl_stage_ns t;        /* summed stage times of finished jobs */
 	uint64_t jobs, extract_calls;
+	uint64_t with_deadline;      /* jobs taken that carried a deadline */
+	uint64_t expired[FL_DL_NSTAGES], would_miss[FL_DL_NSTAGES];
+	uint64_t queue_wait_shed;
+	uint64_t probes;             /* would-miss verdicts let through (fl_dl_probe) */
+	struct fl_dl_est est;        /* written by this thread only (wall_ns under lock, so
+	                                the stats writer may read it; miss_run unlocked) */
+	uint64_t est_n;              /* OK jobs folded into est */
 	int exited;                  /* atomic: thread returned, final_cpu_ns valid */
 	uint64_t final_cpu_ns;       /* thread CPU at exit */
 };
@@ -56,6 +63,7 @@ struct fl_ranker {
 	unsigned nfan_tids;          /* atomic: entries published in fan_tids */
 	int fan_frozen;              /* threads may be gone: use fan_cpu_final (tid_lock) */
 	uint64_t fan_cpu_final;
+	unsigned fan_unread_final;   /* threads unread in that last reading */
 
 	unsigned nthreads;
 	struct ranker_thread *th;
@@ -83,14 +91,16 @@ static struct fl_job *list_pop(struct job_list *l)
 	return j;
 }
 
-/* CPU time of another thread (still running, not joined); 0 when it cannot be read. */
-static uint64_t thread_cpu_ns(pthread_t t)
+/* CPU time of another thread (still running, not joined) into *ns. 0, or -1 when it
+ * cannot be read (the caller counts it: an unread thread is not a thread at 0 ns). */
+static int thread_cpu_ns(pthread_t t, uint64_t *ns)
 {
 	clockid_t cid;
 	struct timespec ts;
 	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
 }
 
 void fl_job_free(struct fl_job *job)
@@ -133,6 +143,11 @@ static void ranker_finish(struct ranker_thread *rt, struct fl_job *job)
 	}
 	rt->jobs++;
 	rt->extract_calls += job->w.extract_calls;
+	/* Only whole OK requests say how long the stages take. */
+	if (job->status == FL_STATUS_OK) {
+		fl_dl_est_add(&rt->est, job->w.t.wall_ns);
+		rt->est_n++;
+	}
 	pthread_mutex_unlock(&rt->lock);
 	job->done(job);
 }
@@ -214,13 +229,113 @@ static void ranker_reply(struct ranker_thread *rt, struct fl_job *job)
 	ranker_finish(rt, job);
 }
 
+/* Count a skip at where and fail the job with the status it gets: OVERLOADED for a
+ * queue wait over its bound, DEADLINE_EXCEEDED otherwise. */
+static void ranker_skip(struct ranker_thread *rt, struct fl_job *job, enum fl_dl_stage where,
+	enum fl_dl_verdict v, uint64_t rest_ns)
+{
+	char msg[160];
+
+	pthread_mutex_lock(&rt->lock);
+	if (v == FL_DL_QUEUE_WAIT)
+		rt->queue_wait_shed++;
+	else if (v == FL_DL_EXPIRED)
+		rt->expired[where]++;
+	else
+		rt->would_miss[where]++;
+	pthread_mutex_unlock(&rt->lock);
+	if (v == FL_DL_QUEUE_WAIT) {
+		snprintf(msg, sizeof(msg), "shed: waited over %.1f ms in the RANKER queue",
+			(double)rt->r->cfg.max_queue_ns / 1e6);
+		job_fail(job, FL_STATUS_OVERLOADED, msg);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "deadline: skipped before %s (%s; rest expected %.1f ms)",
+		fl_dl_stage_name(where), v == FL_DL_EXPIRED ? "passed" : "would be missed",
+		(double)rest_ns / 1e6);
+	job_fail(job, FL_STATUS_DEADLINE_EXCEEDED, msg);
+}
+
+/* fl_dl_probe on the thread's estimate, counting the would-miss verdicts let through. A
+ * probe runs to its end (a later would-miss does not stop it), or it would refresh
+ * nothing. */
+static enum fl_dl_verdict ranker_probe(struct ranker_thread *rt, struct fl_job *job,
+	enum fl_dl_verdict v)
+{
+	if (v == FL_DL_WOULD_MISS && job->probe)
+		return FL_DL_GO;
+	enum fl_dl_verdict out = fl_dl_probe(&rt->est, v);
+
+	if (v == FL_DL_WOULD_MISS && out == FL_DL_GO) {
+		job->probe = 1;
+		pthread_mutex_lock(&rt->lock);
+		rt->probes++;
+		pthread_mutex_unlock(&rt->lock);
+	}
+	return out;
+}
+
+/* Before a stage: 1 (job failed, skip counted) when the stages from `from` on cannot end
+ * before the job's deadline, else 0. */
+static int ranker_check(struct ranker_thread *rt, struct fl_job *job, enum fl_dl_stage where,
+	enum fl_stage from)
+{
+	if (job->deadline_ns == 0)
+		return 0;
+	uint64_t rest = fl_dl_est_rest(&rt->est, from);
+	enum fl_dl_verdict v = ranker_probe(rt, job, fl_dl_decide(fl_mono_ns(),
+		job->deadline_ns, rest));
+	if (v == FL_DL_GO)
+		return 0;
+	ranker_skip(rt, job, where, v, rest);
+	return 1;
+}
+
+/* What the pipeline's gate needs to check a job. */
+struct ranker_gate {
+	struct ranker_thread *rt;
+	struct fl_job *job;
+};
+
+/* fl_work_gate_fn: the deadline checks before extraction and ranking. */
+static int ranker_gate(void *arg, enum fl_stage next)
+{
+	struct ranker_gate *g = arg;
+
+	return ranker_check(g->rt, g->job, next == FL_STAGE_EXTRACT ? FL_DL_EXTRACT : FL_DL_RANK,
+		next);
+}
+
+/* At the queue pop: 1 (job failed) when it waited too long or cannot make its deadline. */
+static int ranker_check_queue(struct ranker_thread *rt, struct fl_job *job)
+{
+	uint64_t rest = fl_dl_est_rest(&rt->est, FL_STAGE_DECODE);
+	enum fl_dl_verdict v = ranker_probe(rt, job, fl_dl_decide_queue(fl_mono_ns(),
+		job->queued_ns, rt->r->cfg.max_queue_ns, job->deadline_ns, rest));
+
+	if (job->deadline_ns != 0) {
+		pthread_mutex_lock(&rt->lock);
+		rt->with_deadline++;
+		pthread_mutex_unlock(&rt->lock);
+	}
+	if (v == FL_DL_GO)
+		return 0;
+	ranker_skip(rt, job, FL_DL_QUEUE, v, rest);
+	return 1;
+}
+
 /* Stages 1-5 and the fanout start. */
 static void ranker_rank(struct ranker_thread *rt, struct fl_job *job)
 {
 	struct fl_ranker *r = rt->r;
 	struct fl_work *w = &job->w;
+	struct ranker_gate gate = { rt, job };
 	char msg[256];
 
+	if (ranker_check_queue(rt, job)) {
+		ranker_finish(rt, job);
+		return;
+	}
 	w->request_id = job->request_id;
 	w->frame_flags = job->frame_flags;
 	w->payload = job->payload;
@@ -258,8 +373,17 @@ static void ranker_rank(struct ranker_thread *rt, struct fl_job *job)
 		ranker_finish(rt, job);
 		return;
 	}
-	if (fl_pipeline_compute(rt->wk, w) != 0) {
-		job_fail(job, FL_STATUS_INTERNAL, "compute: out of memory");
+	w->gate = ranker_gate;
+	w->gate_arg = &gate;
+	int crc = fl_pipeline_compute(rt->wk, w);
+	w->gate = NULL;  /* gate lives on this stack frame */
+	if (crc != 0) {
+		if (crc < 0)
+			job_fail(job, FL_STATUS_INTERNAL, "compute: out of memory");
+		ranker_finish(rt, job);
+		return;
+	}
+	if (ranker_check(rt, job, FL_DL_FANOUT, FL_STAGE_FANOUT)) {
 		ranker_finish(rt, job);
 		return;
 	}
@@ -375,6 +499,7 @@ int fl_ranker_submit(struct fl_ranker *r, struct fl_job *job)
 	job->ranker = r;
 	job->phase = FL_JOB_RANK;
 	job->status = FL_STATUS_OK;
+	job->queued_ns = fl_mono_ns();
 	pthread_mutex_lock(&r->lock);
 	if (r->stopping || r->nfresh >= r->cfg.queue_cap) {
 		if (!r->stopping)
@@ -389,15 +514,22 @@ int fl_ranker_submit(struct fl_ranker *r, struct fl_job *job)
 	return 0;
 }
 
-/* CPU of the FANOUT threads seen so far (or their last reading once frozen). Call with
- * tid_lock held. */
-static uint64_t ranker_fanout_cpu_locked(struct fl_ranker *r)
+/* CPU of the FANOUT threads seen so far (or their last reading once frozen), with the
+ * count of threads that could not be read in *unread. Call with tid_lock held. */
+static uint64_t ranker_fanout_cpu_locked(struct fl_ranker *r, unsigned *unread)
 {
-	if (r->fan_frozen)
+	if (r->fan_frozen) {
+		*unread = r->fan_unread_final;
 		return r->fan_cpu_final;
-	uint64_t sum = 0;
-	for (unsigned i = 0; i < r->nfan_tids; i++)
-		sum += thread_cpu_ns(r->fan_tids[i]);
+	}
+	uint64_t sum = 0, ns;
+	*unread = 0;
+	for (unsigned i = 0; i < r->nfan_tids; i++) {
+		if (thread_cpu_ns(r->fan_tids[i], &ns) == 0)
+			sum += ns;
+		else
+			(*unread)++;
+	}
 	return sum;
 }
 
@@ -408,7 +540,7 @@ void fl_ranker_detach_fanout(struct fl_ranker *r)
 	pthread_rwlock_unlock(&r->fan_lock);
 
 	pthread_mutex_lock(&r->tid_lock);
-	r->fan_cpu_final = ranker_fanout_cpu_locked(r);
+	r->fan_cpu_final = ranker_fanout_cpu_locked(r, &r->fan_unread_final);
 	r->fan_frozen = 1;  /* the threads may exit from now on: never read their clocks */
 	pthread_mutex_unlock(&r->tid_lock);
 }
@@ -452,6 +584,9 @@ void fl_ranker_free(struct fl_ranker *r)
 
 void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 {
+	uint64_t est_sum[FL_STAGE_COUNT] = { 0 };
+	unsigned nest = 0;
+
 	memset(s, 0, sizeof(*s));
 	s->threads = r->nthreads;
 	for (unsigned i = 0; i < r->nthreads; i++) {
@@ -463,19 +598,38 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 		}
 		s->jobs += rt->jobs;
 		s->extract_calls += rt->extract_calls;
+		s->with_deadline += rt->with_deadline;
+		for (int k = 0; k < FL_DL_NSTAGES; k++) {
+			s->expired[k] += rt->expired[k];
+			s->would_miss[k] += rt->would_miss[k];
+		}
+		s->queue_wait_shed += rt->queue_wait_shed;
+		s->probes += rt->probes;
+		if (rt->est_n > 0) {
+			for (int k = 0; k < FL_STAGE_COUNT; k++)
+				est_sum[k] += rt->est.wall_ns[k];
+			nest++;
+		}
 		pthread_mutex_unlock(&rt->lock);
 		/* A thread that returned has its final reading; a live one is asked. */
+		uint64_t ns = 0;
 		if (__atomic_load_n(&rt->exited, __ATOMIC_ACQUIRE) || !rt->started)
 			s->cpu_ns += rt->final_cpu_ns;
+		else if (thread_cpu_ns(rt->tid, &ns) == 0)
+			s->cpu_ns += ns;
 		else
-			s->cpu_ns += thread_cpu_ns(rt->tid);
+			s->cpu_unread++;
 	}
+	/* The estimate reported is the mean of the threads' that have one. */
+	s->est_valid = nest > 0;
+	for (int k = 0; nest > 0 && k < FL_STAGE_COUNT; k++)
+		s->est.wall_ns[k] = est_sum[k] / nest;
 	pthread_mutex_lock(&r->lock);
 	s->queue_full = r->queue_full;
 	pthread_mutex_unlock(&r->lock);
 	pthread_mutex_lock(&r->tid_lock);
 	s->fanout_threads_seen = r->nfan_tids;
-	s->fanout_cpu_ns = ranker_fanout_cpu_locked(r);
+	s->fanout_cpu_ns = ranker_fanout_cpu_locked(r, &s->fanout_cpu_unread);
 	pthread_mutex_unlock(&r->tid_lock);
 }
 

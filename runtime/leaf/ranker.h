@@ -6,6 +6,10 @@
  * is started) and, once the fanout's done callback has put it back on the queue, REPLY
  * (reply bytes, zstd, LeafReply encode). Then job->done hands it back to its submitter.
  * A failed stage ends the job early with a non-OK status and an ErrorReply payload.
+ * Deadlines (deadline.h): at the queue pop and before extraction, ranking and the fanout
+ * a job that cannot end before its deadline at the thread's recent stage times is
+ * answered DEADLINE_EXCEEDED, and one that waited over max_queue_ns is shed OVERLOADED;
+ * each skip is counted by where it happened.
  * Each thread owns one fl_worker and sums its jobs' struct fl_stage_ns, read on the
  * thread's own CPU clock (its struct fl_meter, leaf_stats.h, opened at thread start).
  */
@@ -15,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "deadline.h"
 #include "pipeline.h"
 #include "stages.h"
 
@@ -45,11 +50,16 @@ struct fl_job {
 	uint8_t *payload;              /* request payload (owned, malloc'd; NULL when empty) */
 	size_t payload_len;
 	uint64_t decoded_ns;           /* monotonic stamp: frame decoded (server_ns start) */
+	uint64_t deadline_ns;          /* the client's deadline, monotonic (fl_dl_local); 0 =
+	                                  none */
 	void *owner;                   /* the submitter's connection */
 	fl_job_done_fn done;           /* hand-back, see fl_job_done_fn */
 	/* set by the ranker */
 	struct fl_ranker *ranker;      /* pool the job was submitted to */
 	enum fl_job_phase phase;
+	uint64_t queued_ns;            /* monotonic stamp: entered the RANKER queue */
+	int probe;                     /* let through as a probe (fl_dl_probe): later checks
+	                                  skip it only once its deadline has passed */
 	uint32_t status;               /* enum fl_status of the reply */
 	struct fl_bytes err;           /* ErrorReply payload when status is not OK (or empty) */
 	struct fl_work w;              /* pipeline work; w.out is the payload of an OK reply */
@@ -69,6 +79,8 @@ struct fl_ranker_config {
 	unsigned threads;              /* RANKER threads, 1..1024 */
 	unsigned queue_cap;            /* new jobs waiting at most (>= 1); replies-to-be are
 	                                  not bounded here: admission (inflight) bounds them */
+	uint64_t max_queue_ns;         /* a new job that waited longer in the queue is shed
+	                                  OVERLOADED (--max-queue-ms; 0 = no bound) */
 	uint64_t seed;                 /* fanout seeds are fl_rng_derive(seed, request_id) */
 	const struct fl_meter_config *meter; /* stage clock and PMU per thread; NULL: stage
 	                                  CPU on clock_gettime, no counters */
@@ -101,10 +113,22 @@ struct fl_ranker_stats {
 	uint64_t jobs;                 /* jobs finished (any status) */
 	uint64_t extract_calls;        /* generated extractor calls made */
 	uint64_t queue_full;           /* submits refused: queue at queue_cap */
+	uint64_t with_deadline;        /* jobs taken that carried a deadline */
+	uint64_t expired[FL_DL_NSTAGES];   /* skipped: deadline passed, by where (FL_DL_ADMIT
+	                                      is the IO thread's, 0 here) */
+	uint64_t would_miss[FL_DL_NSTAGES];/* skipped: the rest would end past the deadline */
+	uint64_t queue_wait_shed;      /* shed OVERLOADED: queue wait above max_queue_ns */
+	uint64_t probes;               /* would-miss verdicts let through to refresh the
+	                                  estimate (deadline.h fl_dl_probe) */
+	struct fl_dl_est est;          /* stage wall time estimate, ns: the mean of the
+	                                  threads' that have one */
+	int est_valid;                 /* some OK job has finished: est holds samples */
 	unsigned threads;              /* RANKER threads */
-	uint64_t cpu_ns;               /* their thread CPU time */
+	uint64_t cpu_ns;               /* their thread CPU time (of those read) */
+	unsigned cpu_unread;           /* RANKER threads whose CPU clock could not be read */
 	unsigned fanout_threads_seen;  /* FANOUT threads that ran a done callback */
-	uint64_t fanout_cpu_ns;        /* their thread CPU time */
+	uint64_t fanout_cpu_ns;        /* their thread CPU time (of those read) */
+	unsigned fanout_cpu_unread;    /* FANOUT threads that could not be read */
 };
 
 /* Snapshot the counters and thread CPU (pthread_getcpuclockid). Main thread. */

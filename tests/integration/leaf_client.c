@@ -38,7 +38,7 @@
 
 /* Status keys in the summary, the same words as the leaf's "requests" stats. */
 static const char *const lc_status_key[LC_NSTATUS] = {
-	"ok", "overloaded", "bad_request", "denied", "stale", "internal",
+	"ok", "overloaded", "bad_request", "denied", "stale", "internal", "deadline_exceeded",
 };
 
 struct lc_opts {
