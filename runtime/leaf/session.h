@@ -44,6 +44,8 @@ void fl_session_put(struct fl_session_store *s, const struct fl_session *in, uin
 struct fl_session_stats {
 	uint64_t hits, misses, created, evicted_lru, expired_ttl;
 	size_t live, capacity;
+	size_t bytes;           /* stored sessions (node size each) + bucket arrays */
+	size_t bytes_per_session, max_bytes; /* node size; bytes when full */
 };
 void fl_session_stats(struct fl_session_store *s, struct fl_session_stats *st);
 
