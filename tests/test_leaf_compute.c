@@ -145,6 +145,7 @@ static void test_session_capacity(void **state)
 	assert_int_equal(st.live, cap);
 	/* Full: the store's bytes are its bound, a node per session plus the buckets. */
 	assert_true(st.bytes_per_session >= sizeof(struct fl_session));
+	assert_int_equal(st.bytes_per_session, fl_session_node_bytes());
 	assert_int_equal(st.bytes, st.max_bytes);
 	assert_true(st.max_bytes >= cap * st.bytes_per_session);
 	assert_true(st.max_bytes <= cap * (st.bytes_per_session + 2 * sizeof(void *)));

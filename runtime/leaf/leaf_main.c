@@ -54,6 +54,7 @@ struct leaf_config {
 	double rpc_zstd_fraction;
 	uint64_t rpc_ping_ms, rpc_timeout_ms, rpc_channels;
 	uint64_t inflight_limit, max_queue_ms, stale_ms, sessions_max, session_ttl_ms;
+	uint64_t sessions_max_bytes;
 	uint64_t extractors_per_story, max_stories, active_copies;
 	double body, hit;
 	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
@@ -116,6 +117,10 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"older than this are answered STALE (ms; 0 = no check)"),
 	FL_OPT_UINT("sessions-max", sessions_max, 0, 100000000, "N", "100000", "sessions "
 		"kept (LRU); 0 = no session state"),
+	FL_OPT_BYTES("sessions-max-bytes", sessions_max_bytes, 0, 1ull << 40, "BYTES", "0",
+		"cap on the session store's memory: sessions kept = min(--sessions-max, BYTES / "
+		"bytes per session, 832 on x86-64); 0 = no cap but --sessions-max. Stats: "
+		"sessions.bytes, max_bytes"),
 	FL_OPT_UINT("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "600000", "idle "
 		"session expiry (ms; 0 = none)"),
 	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
@@ -456,11 +461,16 @@ static void leaf_start(struct leaf_server *s)
 		die(1, "%s", err);
 	s->have_corpus = 1;
 
-	if (c->sessions_max) {
-		s->sessions = fl_session_store_new(c->sessions_max, c->session_ttl_ms);
+	uint64_t nsess = c->sessions_max;
+	if (c->sessions_max_bytes && nsess > c->sessions_max_bytes / fl_session_node_bytes())
+		nsess = c->sessions_max_bytes / fl_session_node_bytes();
+	if (c->sessions_max && c->sessions_max_bytes && nsess == 0)
+		die(2, "--sessions-max-bytes %llu holds no session (%zu bytes each)",
+			(unsigned long long)c->sessions_max_bytes, fl_session_node_bytes());
+	if (nsess) {
+		s->sessions = fl_session_store_new(nsess, c->session_ttl_ms);
 		if (!s->sessions)
-			die(1, "sessions: cannot make a store of %llu",
-				(unsigned long long)c->sessions_max);
+			die(1, "sessions: cannot make a store of %llu", (unsigned long long)nsess);
 	}
 	struct fl_overheads_config oc = {
 		.inflight_limit = (uint32_t)c->inflight_limit,

@@ -106,6 +106,11 @@ struct fl_session_store *fl_session_store_new(size_t capacity, uint64_t ttl_ms)
 	return s;
 }
 
+size_t fl_session_node_bytes(void)
+{
+	return sizeof(struct sess_node);
+}
+
 void fl_session_store_free(struct fl_session_store *s)
 {
 	if (s == NULL)

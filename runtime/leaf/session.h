@@ -31,6 +31,9 @@ struct fl_session_store;
 struct fl_session_store *fl_session_store_new(size_t capacity, uint64_t ttl_ms);
 void fl_session_store_free(struct fl_session_store *s);
 
+/* Bytes one stored session takes (its node: state, hash chain and LRU links). */
+size_t fl_session_node_bytes(void);
+
 /* Copy session id's state into *out and mark it used at now_ns; when absent (or expired)
  * start a fresh one (out zeroed but for id and stamps) and return 0, else return 1.
  * create = 1 always starts fresh (createAndPrimeSession). */

@@ -12,10 +12,14 @@
 #   SOAK_QPS       the rate (requests/s, Poisson arrivals) [30]
 #   SOAK_SESSIONS  distinct session ids the driver uses [1000]
 #   SOAK_EVERY     sampling period (s) [5]
-#   SOAK_DRIFT_PCT the RSS drift limit over the second half (%) [5]
+#   SOAK_DRIFT_PCT the RSS drift limit (%) [5]
+#   SOAK_JUDGE     half: RSS drift over the second half of the measured window [half];
+#                  all: over the whole window after the warm-up (the short run's check)
+#   SOAK_STATS_S   the servers' --stats-interval-s [60]
 #   SOAK_OUT       directory kept afterwards [$FL_BUILDDIR/soak-<UTC time>]: samples.csv,
 #                  driver.json, leaf.json and mock.json (their stats at exit, with the
-#                  memory block), the logs and summary.txt
+#                  memory block by owner), stats/{leaf,mock}-SECOND.json (the stats files
+#                  as they were each minute), the logs and summary.txt
 #   SOAK_LEAF_ARGS, SOAK_MOCK_ARGS, SOAK_DRIVER_ARGS  extra flags (they come last)
 # Sizes are the programs' defaults (sampled from the production tables: requests to 4 MiB,
 # replies to 16 MiB, outbound bodies to 32 MiB), as a user's fixed-rate run has them.
@@ -43,6 +47,8 @@ WARM=${SOAK_WARMUP:-60}
 QPS=${SOAK_QPS:-30}
 EVERY=${SOAK_EVERY:-5}
 LIMIT=${SOAK_DRIFT_PCT:-5}
+JUDGE=${SOAK_JUDGE:-half}
+case $JUDGE in half | all) ;; *) echo "FAIL: SOAK_JUDGE must be half or all" >&2; exit 1 ;; esac
 SESSIONS=${SOAK_SESSIONS:-1000}
 for v in "$SOAK_SECONDS" "$WARM" "$EVERY" "$SESSIONS"; do
 	case $v in '' | *[!0-9]*) echo "FAIL: SOAK_SECONDS, SOAK_WARMUP, SOAK_EVERY and" \
@@ -56,7 +62,8 @@ DRIVER=$B/frontload-driver
 [ "$SOAK_SECONDS" -ge 20 ] || fail "SOAK_SECONDS must be >= 20"
 [ "$EVERY" -ge 1 ] || fail "SOAK_EVERY must be >= 1"
 OUT=${SOAK_OUT:-$B/soak-$(date -u +%Y%m%dT%H%M%SZ)}
-mkdir -p "$OUT" || fail "cannot make $OUT"
+mkdir -p "$OUT/stats" || fail "cannot make $OUT/stats"
+STATS_S=${SOAK_STATS_S:-60}
 
 # /proc/PID/status field NAME (VmRSS in kB, Threads), empty when the process is gone.
 status_field() {
@@ -72,10 +79,10 @@ sample_of() {
 "$MOCK" --gen-cert "$T/tls" >/dev/null 2>&1 || fail "frontload-mock --gen-cert $T/tls failed"
 # shellcheck disable=SC2086
 start_server mock "$MOCK" --port 0 --tls-dir "$T/tls" --stats-file "$OUT/mock.json" \
-	${SOAK_MOCK_ARGS:-}
+	--stats-interval-s "$STATS_S" ${SOAK_MOCK_ARGS:-}
 # shellcheck disable=SC2086
 start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" --mock "127.0.0.1:$mock_port" \
-	--seed 1 --stats-file "$OUT/leaf.json" ${SOAK_LEAF_ARGS:-}
+	--seed 1 --stats-file "$OUT/leaf.json" --stats-interval-s "$STATS_S" ${SOAK_LEAF_ARGS:-}
 
 note "soak: $QPS qps, method mix, $SESSIONS sessions, ${WARM} s warm-up + $SOAK_SECONDS s;" \
 	"samples every $EVERY s in $OUT/samples.csv"
@@ -98,8 +105,11 @@ while running "$driver_pid"; do
 		[ -z "$died" ] || break
 		echo "$now,$(sample_of "$leaf_pid"),$(sample_of "$mock_pid")" >>"$OUT/samples.csv"
 		s=$((now + EVERY))
-		[ $((now % 60)) -lt "$EVERY" ] && [ "$now" -gt 0 ] &&
+		if [ $((now % 60)) -lt "$EVERY" ] && [ "$now" -gt 0 ]; then
 			note "$now s: leaf RSS $(status_field "$leaf_pid" VmRSS) kB, mock $(status_field "$mock_pid" VmRSS) kB"
+			cp "$OUT/leaf.json" "$OUT/stats/leaf-$now.json" 2>/dev/null
+			cp "$OUT/mock.json" "$OUT/stats/mock-$now.json" 2>/dev/null
+		fi
 	fi
 	[ "$now" -le $((WARM + SOAK_SECONDS + 120)) ] || fail "driver still running after $now s"
 	sleep 0.2
@@ -135,13 +145,13 @@ errs=$(getd "$J" $st.errors.total -1)
 
 # Per column over the measured window's halves: RSS drift (slope x half length / mean)
 # in the second half; fds and threads, the highest of each half.
-awk -F, -v warm="$WARM" -v dur="$SOAK_SECONDS" '
+awk -F, -v warm="$WARM" -v dur="$SOAK_SECONDS" -v judge="$JUDGE" '
 NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; n = NF; next }
 $1 >= warm && $1 <= warm + dur {
 	h = ($1 >= warm + dur / 2) ? 2 : 1
 	for (i = 2; i <= n; i++) if ($i != "") {
 		if (!((i, h) in mx) || $i > mx[i, h]) mx[i, h] = $i
-		if (h == 2) { c[i]++; sx[i] += $1; sy[i] += $i; sxx[i] += $1 * $1; sxy[i] += $1 * $i }
+		if (h == 2 || judge == "all") { c[i]++; sx[i] += $1; sy[i] += $i; sxx[i] += $1 * $1; sxy[i] += $1 * $i }
 		if (!(i in first)) first[i] = $i
 		last[i] = $i
 	}
@@ -152,7 +162,7 @@ END {
 		if (c[i] >= 2) {
 			m = sy[i] / c[i]; den = c[i] * sxx[i] - sx[i] * sx[i]
 			slope = den > 0 ? (c[i] * sxy[i] - sx[i] * sy[i]) / den : 0
-			d = m > 0 ? sprintf("%.2f", 100 * slope * (dur / 2) / m) : "nan"
+			d = m > 0 ? sprintf("%.2f", 100 * slope * (judge == "all" ? dur : dur / 2) / m) : "nan"
 		}
 		printf "%s %s %s %s %s %.0f %s\n", name[i], first[i], last[i], mx[i, 1], mx[i, 2], m, d
 	}
@@ -166,9 +176,9 @@ while read -r col first last max1 max2 mean2 drift; do
 			bad "$proc RSS: fewer than 2 samples in the second half"
 		else
 			awk -v d="$drift" -v l="$LIMIT" 'BEGIN { exit !(d < l) }' ||
-				bad "$proc RSS drift $drift% >= $LIMIT% over the second half"
+				bad "$proc RSS drift $drift% >= $LIMIT% ($JUDGE)"
 		fi
-		summary="$summary $proc RSS $((first / 1024)) -> $((last / 1024)) MiB (second half: mean $((mean2 / 1024)) MiB, drift $drift%);"
+		summary="$summary $proc RSS $((first / 1024)) -> $((last / 1024)) MiB (judged $JUDGE: mean $((mean2 / 1024)) MiB, drift $drift%);"
 		;;
 	*)
 		[ "${max2:-0}" -le "${max1:-0}" ] || bad "$col grew: highest $max1 in the first half, $max2 in the second"
@@ -181,7 +191,7 @@ done <"$T/judge"
 		"$WARM s warm-up + $SOAK_SECONDS s, samples every $EVERY s"
 	echo "driver: sent $sent, ok $ok, overloaded $ovl, timeouts $tmo, errors $errs, p95 $p95 ms"
 	echo "per column after warm-up: first last max(first half) max(second half)" \
-		"mean(second half) drift%(second half)"
+		"mean drift% (over $JUDGE)"
 	sed 's/^/  /' "$T/judge"
 	echo "verdict: $verdict$why"
 } | tee "$OUT/summary.txt" >&2
