@@ -143,6 +143,12 @@ static void test_session_capacity(void **state)
 	}
 	fl_session_stats(s, &st);
 	assert_int_equal(st.live, cap);
+	/* Full: the store's bytes are its bound, a node per session plus the buckets. */
+	assert_true(st.bytes_per_session >= sizeof(struct fl_session));
+	assert_int_equal(st.bytes_per_session, fl_session_node_bytes());
+	assert_int_equal(st.bytes, st.max_bytes);
+	assert_true(st.max_bytes >= cap * st.bytes_per_session);
+	assert_true(st.max_bytes <= cap * (st.bytes_per_session + 2 * sizeof(void *)));
 	assert_int_equal(st.misses, 10 * cap);
 	assert_int_equal(st.created, 10 * cap);
 	assert_int_equal(st.evicted_lru, 9 * cap);
@@ -536,6 +542,7 @@ struct pipe_fix {
 	struct fl_worker *wk;
 	struct fl_zcodec *z;
 	struct fl_rng rng;
+	struct fl_pipeline_config cfg;  /* the pipeline's config, for variants of it */
 };
 
 static int pipe_setup(void **state)
@@ -572,6 +579,7 @@ static int pipe_setup(void **state)
 	c.max_request_bytes = 1u << 20;
 	c.zstd_level = 3;
 	c.seed = 42;
+	f->cfg = c;
 	f->p = fl_pipeline_new(&c, err, sizeof(err));
 	if (f->p == NULL) {
 		print_error("setup: %s\n", err);
@@ -710,6 +718,48 @@ static void test_pipe_end_to_end(void **state)
 	fl_bytes_free(&req);
 	fl_bytes_free(&zreq);
 	fl_bytes_free(&plain);
+}
+
+/* Worker scratch after one 512 KiB plain reply, with scratch_keep_bytes keep. */
+static size_t pipe_scratch_after(struct pipe_fix *f, size_t keep)
+{
+	struct fl_pipeline_config c = f->cfg;
+	struct fl_bytes req = { 0 };
+	struct fl_work w;
+	char err[ERRLEN];
+	Frontload__LeafReply *rep;
+	struct pipe_fix g = *f;
+	size_t n;
+
+	c.scratch_keep_bytes = keep;
+	g.p = fl_pipeline_new(&c, err, sizeof(err));
+	assert_non_null(g.p);
+	g.wk = fl_worker_new(g.p, 0, err, sizeof(err));
+	assert_non_null(g.wk);
+	pipe_request(&g, FRONTLOAD__INBOUND_METHOD__STREAM_DATA, 1, 8, 1, 512u << 10, 0, &req);
+	rep = pipe_run(&g, &w, 1, &req, 0);
+	assert_int_equal(rep->payload_raw_bytes, 512u << 10);
+	frontload__leaf_reply__free_unpacked(rep, NULL);
+	fl_work_clear(&w);
+	fl_worker_trim(g.wk);
+	n = fl_worker_scratch_bytes(g.wk);
+	fl_worker_free(g.wk);
+	fl_pipeline_free(g.p);
+	fl_bytes_free(&req);
+	return n;
+}
+
+/* A reply buffer one large reply grew is freed after the request when it is over
+ * scratch_keep_bytes, and kept (grow-only) with 0; the worker publishes what it holds. */
+static void test_pipe_scratch_trim(void **state)
+{
+	struct pipe_fix *f = *state;
+	size_t kept = pipe_scratch_after(f, 0), trimmed = pipe_scratch_after(f, 64u << 10);
+
+	print_message("worker scratch after a 512 KiB reply: grow-only %zu B, keep 64 KiB %zu B\n",
+		kept, trimmed);
+	assert_true(kept >= 512u << 10);
+	assert_true(trimmed < 256u << 10);
 }
 
 /* 13: getStoriesUncompressed never compresses; sampled sizes are capped and follow the
@@ -1024,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_dlrm_linear),
 		cmocka_unit_test_setup_teardown(test_pipe_end_to_end, pipe_setup, pipe_teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_methods, pipe_setup, pipe_teardown),
+		cmocka_unit_test_setup_teardown(test_pipe_scratch_trim, pipe_setup, pipe_teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_sessions, pipe_setup, pipe_teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_decode_errors, pipe_setup, pipe_teardown),
 		cmocka_unit_test(test_dl_decide),

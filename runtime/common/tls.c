@@ -1,4 +1,5 @@
 /* tls.c: the self-signed certificate and OpenSSL 3 contexts for frontload's channels. */
+#define _GNU_SOURCE
 #include "tls.h"
 
 #include "paths.h"
@@ -6,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -22,6 +26,61 @@
 #include <openssl/x509v3.h>
 
 #define TLS_CERT_DAYS (10 * 365 + 3)  /* ten years, leap days included */
+
+/* OpenSSL's live heap bytes, kept by the hooks below; tls_counted once they are in. */
+static _Atomic long long tls_heap;
+static int tls_counted;
+
+static void *tls_malloc(size_t n, const char *file, int line)
+{
+	void *p = malloc(n);
+	(void)file;
+	(void)line;
+	if (p != NULL)
+		atomic_fetch_add_explicit(&tls_heap, (long long)malloc_usable_size(p),
+			memory_order_relaxed);
+	return p;
+}
+
+static void tls_free(void *p, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	if (p != NULL)
+		atomic_fetch_sub_explicit(&tls_heap, (long long)malloc_usable_size(p),
+			memory_order_relaxed);
+	free(p);
+}
+
+/* OpenSSL hands every realloc here, n == 0 included (a free). */
+static void *tls_realloc(void *p, size_t n, const char *file, int line)
+{
+	size_t old = p != NULL ? malloc_usable_size(p) : 0;
+	void *q;
+
+	if (n == 0) {
+		tls_free(p, file, line);
+		return NULL;
+	}
+	q = realloc(p, n);
+	if (q != NULL)
+		atomic_fetch_add_explicit(&tls_heap, (long long)malloc_usable_size(q) -
+			(long long)old, memory_order_relaxed);
+	return q;
+}
+
+int fl_tls_count_memory(void)
+{
+	if (CRYPTO_set_mem_functions(tls_malloc, tls_realloc, tls_free) != 1)
+		return -1;
+	tls_counted = 1;
+	return 0;
+}
+
+long long fl_tls_heap_bytes(void)
+{
+	return tls_counted ? atomic_load_explicit(&tls_heap, memory_order_relaxed) : -1;
+}
 
 /* Fill err with what, then the oldest OpenSSL error queued (if any); clear the queue. */
 static void tls_err(char *err, size_t errlen, const char *what)

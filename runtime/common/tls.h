@@ -34,4 +34,12 @@ void fl_tls_describe(const SSL *ssl, char *out, size_t outlen);
  * Returns 0, or -1 (err filled). */
 int fl_tls_default_dir(char *out, size_t outlen, char *err, size_t errlen);
 
+/* Count OpenSSL's heap use from now on (CRYPTO_set_mem_functions): call first thing in
+ * main, before OpenSSL allocates anything. Returns 0, or -1 when it is too late (then
+ * fl_tls_heap_bytes says -1). */
+int fl_tls_count_memory(void);
+
+/* Bytes OpenSSL holds on the heap (allocator usable sizes), or -1 when not counted. */
+long long fl_tls_heap_bytes(void);
+
 #endif

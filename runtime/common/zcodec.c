@@ -45,6 +45,13 @@ void fl_bytes_free(struct fl_bytes *b)
 	b->cap = 0;
 }
 
+size_t fl_bytes_trim(struct fl_bytes *b, size_t keep)
+{
+	if (b->cap > keep)
+		fl_bytes_free(b);
+	return b->cap;
+}
+
 struct fl_zcodec *fl_zcodec_new(int level)
 {
 	struct fl_zcodec *z;
@@ -72,6 +79,11 @@ void fl_zcodec_free(struct fl_zcodec *z)
 	ZSTD_freeCCtx(z->cctx);
 	ZSTD_freeDCtx(z->dctx);
 	free(z);
+}
+
+size_t fl_zcodec_bytes(const struct fl_zcodec *z)
+{
+	return z == NULL ? 0 : ZSTD_sizeof_CCtx(z->cctx) + ZSTD_sizeof_DCtx(z->dctx);
 }
 
 /* Reserves the worst-case bound first, so compression is one call and never retried.

@@ -22,10 +22,18 @@ struct fl_bytes {
 int fl_bytes_reserve(struct fl_bytes *b, size_t need);
 void fl_bytes_free(struct fl_bytes *b);
 
+/* Free b's memory when more than keep bytes are allocated (len 0 after), so a scratch
+ * buffer that one large message grew does not hold that high-water for the process's
+ * life. Returns the bytes b holds after (its cap). */
+size_t fl_bytes_trim(struct fl_bytes *b, size_t keep);
+
 /* New codec compressing at level (1..19; 3 is zstd's default). NULL on a bad level or
  * out of memory. */
 struct fl_zcodec *fl_zcodec_new(int level);
 void fl_zcodec_free(struct fl_zcodec *z);
+
+/* Bytes the codec's zstd contexts hold (they grow with the largest input seen). */
+size_t fl_zcodec_bytes(const struct fl_zcodec *z);
 
 /* Compress len bytes of src into out (replacing its contents). Returns 0, or -1 on a zstd
  * error or out of memory. */

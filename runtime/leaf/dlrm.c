@@ -122,6 +122,17 @@ uint32_t fl_dlrm_rows(const struct fl_dlrm *m)
 	return m->rows;
 }
 
+size_t fl_dlrm_bytes(const struct fl_dlrm *m)
+{
+	size_t n = (size_t)FL_DLRM_SPARSE * m->rows * FL_DLRM_DIM;
+
+	for (unsigned i = 0; i < DLRM_BOTTOM; i++)
+		n += (size_t)m->bottom[i].in * m->bottom[i].out + m->bottom[i].out;
+	for (unsigned i = 0; i < DLRM_TOP; i++)
+		n += (size_t)m->top[i].in * m->top[i].out + m->top[i].out;
+	return n * sizeof(float);
+}
+
 struct fl_dlrm_scratch *fl_dlrm_scratch_new(size_t max_batch)
 {
 	struct fl_dlrm_scratch *s;

@@ -35,6 +35,9 @@ void fl_dlrm_free(struct fl_dlrm *m);
 /* Rows per embedding table. */
 uint32_t fl_dlrm_rows(const struct fl_dlrm *m);
 
+/* Bytes of the model's weights and embedding tables. */
+size_t fl_dlrm_bytes(const struct fl_dlrm *m);
+
 /* Activations for batches of up to max_batch stories (1..65536); larger calls run in
  * chunks. NULL on bad input or out of memory. One thread's. */
 struct fl_dlrm_scratch *fl_dlrm_scratch_new(size_t max_batch);

@@ -149,6 +149,7 @@ struct fo_thread {
 	uint64_t ping_seq;
 	struct fl_zcodec *z;
 	struct fl_bytes body, packed, zbuf, dbuf; /* scratch: request body, protobuf, zstd */
+	_Atomic size_t scratch_bytes;  /* what they and the codec hold, after fo_trim */
 	struct fo_counters st;
 	struct fl_meter meter;        /* PMU group, opened by the thread */
 };
@@ -229,6 +230,18 @@ static int fo_chan_send_call(struct fo_chan *ch, uint64_t id, const struct fo_ca
 
 /* Send call c on the least-loaded up channel and arm its deadline. -1: no channel is up
  * or the frame could not be built (the caller counts an error). */
+/* Free scratch grown past cfg.scratch_keep_bytes by one large call, and publish what
+ * stays. After every send and every reply. */
+static void fo_trim(struct fo_thread *t)
+{
+	size_t keep = t->f->cfg.scratch_keep_bytes ? t->f->cfg.scratch_keep_bytes : SIZE_MAX;
+	size_t n = fl_bytes_trim(&t->body, keep) + fl_bytes_trim(&t->packed, keep) +
+		fl_bytes_trim(&t->zbuf, keep) + fl_bytes_trim(&t->dbuf, keep);
+
+	atomic_store_explicit(&t->scratch_bytes, n + fl_zcodec_bytes(t->z),
+		memory_order_relaxed);
+}
+
 static int fo_call_send(struct fo_thread *t, struct fo_req *req, struct fo_call *c)
 {
 	struct fo_chan *ch = fo_chan_pick(t);
@@ -237,7 +250,9 @@ static int fo_call_send(struct fo_thread *t, struct fo_req *req, struct fo_call 
 	struct fo_slot *s = fo_slot_get(t);
 	if (!s)
 		return -1;
-	if (fo_chan_send_call(ch, s->id, c) != 0) {
+	int rc = fo_chan_send_call(ch, s->id, c);
+	fo_trim(t);
+	if (rc != 0) {
 		fo_slot_put(t, s);
 		return -1;
 	}
@@ -578,6 +593,7 @@ static int fo_chan_frame(struct fo_chan *ch, const struct fl_frame_hdr *h, const
 	fo_slot_detach(t, s);
 	uint64_t body_len = 0;
 	bool ok = fo_reply_ok(ch, h, payload, c, &body_len);
+	fo_trim(t);
 	if (ok) {
 		req->res.resp_bytes += body_len;
 		fo_add(&t->st.resp_bytes, body_len);
@@ -1052,6 +1068,15 @@ void fl_fanout_stats(struct fl_fanout *f, struct fl_fanout_stats *s)
 	pthread_mutex_lock(&f->cipher_mu);
 	memcpy(s->cipher, f->cipher, sizeof s->cipher);
 	pthread_mutex_unlock(&f->cipher_mu);
+}
+
+size_t fl_fanout_scratch_bytes(struct fl_fanout *f)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < f->nthreads; i++)
+		n += atomic_load_explicit(&f->threads[i].scratch_bytes, memory_order_relaxed);
+	return n;
 }
 
 void fl_fanout_meters(struct fl_fanout *f, struct fl_meter_sum *s)

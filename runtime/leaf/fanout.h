@@ -42,6 +42,8 @@ struct fl_fanout_config {
 	uint64_t seed;                 /* reserved: calls are sampled from request_seed alone */
 	const struct fl_meter_config *meter; /* PMU group per thread (leaf_stats.h; FANOUT
 	                                  threads time no stage, so no clock); NULL: none */
+	size_t scratch_keep_bytes;     /* a thread's request/reply buffer larger than this is
+	                                  freed after each call; 0: grow-only */
 };
 
 /* What one request's fanout did (passed to its completion callback). */
@@ -90,5 +92,8 @@ void fl_fanout_stats(struct fl_fanout *f, struct fl_fanout_stats *s);
 /* Add every FANOUT thread's meter (PMU counts) into s (fl_meter_sum_init'd). Any thread
  * but a FANOUT one, before fl_fanout_free. */
 void fl_fanout_meters(struct fl_fanout *f, struct fl_meter_sum *s);
+
+/* Bytes the FANOUT threads' scratch buffers and zstd contexts hold. Any thread. */
+size_t fl_fanout_scratch_bytes(struct fl_fanout *f);
 
 #endif

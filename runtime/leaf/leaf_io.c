@@ -48,6 +48,7 @@ struct io_conn {
 	enum conn_state state;
 	int refs;                    /* 1 while open + 1 per job in flight; IO thread only */
 	int pending;                 /* output holds unwritten reply bytes */
+	size_t buffered;             /* input + output bytes at its last event (conn_note) */
 	struct io_conn *prev, *next; /* the thread's list of live connections */
 };
 
@@ -67,6 +68,7 @@ struct io_thread {
 	int draining;                /* stopping: shed new requests (IO thread only) */
 	unsigned npending;           /* atomic: connections with pending output */
 	struct fl_io_stats st;       /* counters; written by this thread (relaxed atomics) */
+	uint64_t buffered_bytes;     /* atomic: the connections' buffered, summed */
 	struct fl_meter meter;       /* PMU group, opened by the thread */
 	int exited;                  /* atomic: loop returned, final_cpu_ns valid */
 	uint64_t final_cpu_ns;
@@ -121,6 +123,20 @@ static void conn_set_pending(struct io_conn *c, int on)
 		__atomic_sub_fetch(&c->t->npending, 1, __ATOMIC_RELAXED);
 }
 
+/* Publish the bytes c's evbuffers hold (requests not yet whole, replies not yet written)
+ * into the thread's gauge. At each of c's events, so the gauge is as of those. */
+static void conn_note(struct io_conn *c)
+{
+	size_t n = 0;
+
+	if (c->bev != NULL)
+		n = evbuffer_get_length(bufferevent_get_input(c->bev)) +
+			evbuffer_get_length(bufferevent_get_output(c->bev));
+	__atomic_store_n(&c->t->buffered_bytes, c->t->buffered_bytes - c->buffered + n,
+		__ATOMIC_RELAXED);
+	c->buffered = n;
+}
+
 static void conn_unref(struct io_conn *c)
 {
 	if (--c->refs > 0)
@@ -144,6 +160,7 @@ static void conn_close(struct io_conn *c)
 	conn_set_pending(c, 0);
 	bufferevent_free(c->bev);
 	c->bev = NULL;
+	conn_note(c);
 	c->state = CONN_CLOSED;
 	IO_ADD(c->t, closed, 1);
 	conn_unref(c);
@@ -179,6 +196,7 @@ static int conn_reply(struct io_conn *c, uint32_t status, uint64_t request_id,
 	IO_ADD(t, bytes_out, FL_WIRE_HDR_BYTES + len);
 	io_count_status(t, status);
 	conn_set_pending(c, 1);
+	conn_note(c);
 	return 0;
 }
 
@@ -345,6 +363,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 		if (conn_request(c, &h, payload, decoded_ns) != 0)
 			break;
 	}
+	conn_note(c);
 	conn_unref(c);
 }
 
@@ -354,6 +373,7 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
 	struct io_conn *c = arg;
 	(void)bev;
 	conn_set_pending(c, 0);
+	conn_note(c);
 	if (c->state == CONN_CLOSING)
 		conn_close(c);
 }
@@ -770,6 +790,7 @@ void fl_io_stats(struct fl_io *io, struct fl_io_stats *s)
 #define FL_IO_SUM(group, name) s->name += __atomic_load_n(&t->st.name, __ATOMIC_RELAXED);
 		FL_IO_STATS(FL_IO_SUM)
 #undef FL_IO_SUM
+		s->buffered_bytes += __atomic_load_n(&t->buffered_bytes, __ATOMIC_RELAXED);
 		uint64_t ns = 0;
 		if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) || !t->started)
 			s->cpu_ns += t->final_cpu_ns;

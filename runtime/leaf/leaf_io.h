@@ -72,6 +72,7 @@ struct fl_io_stats {
 	unsigned threads;              /* IO threads */
 	uint64_t cpu_ns;               /* their thread CPU time (of those read) */
 	unsigned cpu_unread;           /* threads whose CPU clock could not be read */
+	uint64_t buffered_bytes;       /* connections' evbuffer bytes, as of their last event */
 };
 
 /* Make the event bases and bind every thread's listener (threads not started yet).

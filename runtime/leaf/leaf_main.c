@@ -26,6 +26,7 @@
 #include "leaf_io.h"
 #include "leaf_stats.h"
 #include "libload.h"
+#include "memacct.h"
 #include "overheads.h"
 #include "paths.h"
 #include "pipeline.h"
@@ -53,6 +54,7 @@ struct leaf_config {
 	double rpc_zstd_fraction;
 	uint64_t rpc_ping_ms, rpc_timeout_ms, rpc_channels;
 	uint64_t inflight_limit, max_queue_ms, stale_ms, sessions_max, session_ttl_ms;
+	uint64_t sessions_max_bytes;
 	uint64_t extractors_per_story, max_stories, active_copies;
 	double body, hit;
 	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
@@ -115,6 +117,10 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"older than this are answered STALE (ms; 0 = no check)"),
 	FL_OPT_UINT("sessions-max", sessions_max, 0, 100000000, "N", "100000", "sessions "
 		"kept (LRU); 0 = no session state"),
+	FL_OPT_BYTES("sessions-max-bytes", sessions_max_bytes, 0, 1ull << 40, "BYTES", "0",
+		"cap on the session store's memory: sessions kept = min(--sessions-max, BYTES / "
+		"bytes per session, 832 on x86-64); 0 = no cap but --sessions-max. Stats: "
+		"sessions.bytes, max_bytes"),
 	FL_OPT_UINT("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "600000", "idle "
 		"session expiry (ms; 0 = none)"),
 	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
@@ -218,6 +224,15 @@ static const char usage_tail[] =
 "             mux_scale (largest enabled/running of any thread, 1 = never\n"
 "             multiplexed), enabled_ns and running_ns per event. What cannot be\n"
 "             counted is the string \"unsupported: <why>\", never a number.\n"
+"  memory     rss_bytes, rss_anon_bytes, rss_file_bytes (/proc/self/status); owners\n"
+"             {corpus_bytes, dlrm_bytes, sessions_bytes, ranker_scratch_bytes,\n"
+"             fanout_scratch_bytes, conn_buffers_bytes, tls_heap_bytes}; allocator\n"
+"             {tuning, mmap_threshold_bytes, arena_max, scratch_keep_bytes, arenas,\n"
+"             heap_bytes, heap_in_use_bytes, heap_free_bytes, top_releasable_bytes,\n"
+"             mmapped_bytes, mmapped_chunks} (null: not measured). The allocator is\n"
+"             set up for a plateau (mmap threshold fixed at 1 MiB, 2 arenas, scratch\n"
+"             over 1 MiB freed after use); FL_MALLOC=default in the environment keeps\n"
+"             glibc's defaults and grow-only scratch (tuning \"glibc default\").\n"
 "exit status: 0 after a clean stop, 2 on a bad flag, 1 when startup fails (library,\n"
 "data file, certificate, address or port in use, --cpu-clock perf-mmap unavailable).\n";
 
@@ -411,6 +426,14 @@ static uint32_t pct_q16(double pct)
 }
 
 /* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
+/* The scratch cap of the pools' configs: 0 (grow-only) when the tuning is off. */
+static size_t keep_bytes(void)
+{
+	size_t k = fl_mem_keep_bytes();
+
+	return k == SIZE_MAX ? 0 : k;
+}
+
 static void leaf_start(struct leaf_server *s)
 {
 	struct leaf_config *c = &s->cfg;
@@ -438,11 +461,16 @@ static void leaf_start(struct leaf_server *s)
 		die(1, "%s", err);
 	s->have_corpus = 1;
 
-	if (c->sessions_max) {
-		s->sessions = fl_session_store_new(c->sessions_max, c->session_ttl_ms);
+	uint64_t nsess = c->sessions_max;
+	if (c->sessions_max_bytes && nsess > c->sessions_max_bytes / fl_session_node_bytes())
+		nsess = c->sessions_max_bytes / fl_session_node_bytes();
+	if (c->sessions_max && c->sessions_max_bytes && nsess == 0)
+		die(2, "--sessions-max-bytes %llu holds no session (%zu bytes each)",
+			(unsigned long long)c->sessions_max_bytes, fl_session_node_bytes());
+	if (nsess) {
+		s->sessions = fl_session_store_new(nsess, c->session_ttl_ms);
 		if (!s->sessions)
-			die(1, "sessions: cannot make a store of %llu",
-				(unsigned long long)c->sessions_max);
+			die(1, "sessions: cannot make a store of %llu", (unsigned long long)nsess);
 	}
 	struct fl_overheads_config oc = {
 		.inflight_limit = (uint32_t)c->inflight_limit,
@@ -471,6 +499,7 @@ static void leaf_start(struct leaf_server *s)
 		.max_request_bytes = (uint32_t)c->max_frame_bytes,
 		.zstd_level = (int)c->zstd_level,
 		.seed = c->seed,
+		.scratch_keep_bytes = keep_bytes(),
 	};
 	if (!(s->pipeline = fl_pipeline_new(&pc, err, sizeof(err))))
 		die(1, "pipeline: %s", err);
@@ -503,6 +532,7 @@ static void leaf_start(struct leaf_server *s)
 			.corpus = &s->corpus,
 			.seed = c->seed,
 			.meter = &s->meter,
+			.scratch_keep_bytes = keep_bytes(),
 		};
 		if (!(s->fanout = fl_fanout_new(&fc, err, sizeof(err))))
 			die(1, "fanout: %s", err);
@@ -551,6 +581,8 @@ static void leaf_start(struct leaf_server *s)
 		.sessions = s->sessions,
 		.ovh = s->ovh,
 		.meter = &s->meter,
+		.corpus = &s->corpus,
+		.model_bytes = fl_pipeline_model_bytes(s->pipeline),
 	};
 }
 
@@ -690,6 +722,9 @@ int main(int argc, char **argv)
 	if (ncpu < 1)
 		ncpu = 1;
 
+	/* Before any thread or large allocation (memacct.h), and before OpenSSL allocates. */
+	fl_mem_tune();
+	fl_tls_count_memory();
 	config_parse(&s->cfg, argc, argv, ncpu);
 	config_mock(s);
 	config_meter(s);

@@ -10,13 +10,16 @@
 #include <jansson.h>
 
 #include "clock.h"
+#include "corpus.h"
 #include "fanout.h"
 #include "leaf_io.h"
+#include "memacct.h"
 #include "overheads.h"
 #include "ranker.h"
 #include "sampler.h"
 #include "session.h"
 #include "stages.h"
+#include "tls.h"
 
 /* InboundMethod order (frontload.proto), named as in rpc_dist.json. */
 static const char *const inbound_names[5] = {
@@ -241,6 +244,9 @@ static json_t *stats_sessions(struct fl_session_store *ss)
 	json_object_set_new(o, "expired_ttl", ju(st.expired_ttl));
 	json_object_set_new(o, "live", ju(st.live));
 	json_object_set_new(o, "capacity", ju(st.capacity));
+	json_object_set_new(o, "bytes", ju(st.bytes));
+	json_object_set_new(o, "bytes_per_session", ju(st.bytes_per_session));
+	json_object_set_new(o, "max_bytes", ju(st.max_bytes));
 	return o;
 }
 
@@ -422,6 +428,30 @@ static json_t *pool(unsigned threads, uint64_t cpu_ns, unsigned unread)
 	return o;
 }
 
+/* The memory block: RSS, the owners' bytes and the allocator (memacct.h). */
+static json_t *stats_memory(const struct fl_leaf_stats_src *src, const struct fl_io_stats *io)
+{
+	struct fl_session_stats ss;
+	int64_t sess = -1;
+
+	if (src->sessions) {
+		fl_session_stats(src->sessions, &ss);
+		sess = (int64_t)ss.bytes;
+	}
+	const struct fl_mem_owner own[] = {
+		{ "corpus_bytes", src->corpus ? (int64_t)src->corpus->map_len : -1 },
+		{ "dlrm_bytes", src->model_bytes ? (int64_t)src->model_bytes : -1 },
+		{ "sessions_bytes", sess },
+		{ "ranker_scratch_bytes", src->ranker ?
+			(int64_t)fl_ranker_scratch_bytes(src->ranker) : -1 },
+		{ "fanout_scratch_bytes", src->fanout ?
+			(int64_t)fl_fanout_scratch_bytes(src->fanout) : -1 },
+		{ "conn_buffers_bytes", src->io ? (int64_t)io->buffered_bytes : -1 },
+		{ "tls_heap_bytes", fl_tls_heap_bytes() },
+	};
+	return fl_mem_json(own, sizeof(own) / sizeof(own[0]));
+}
+
 json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 {
 	struct fl_io_stats io;
@@ -500,6 +530,7 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 	json_object_set_new(root, "sessions", stats_sessions(src->sessions));
 	json_object_set_new(root, "overheads", stats_overheads(src->ovh));
 	json_object_set_new(root, "deadline", stats_deadline(&io, &rk, src->config));
+	json_object_set_new(root, "memory", stats_memory(src, &io));
 	return root;
 }
 

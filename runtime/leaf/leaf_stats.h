@@ -15,7 +15,9 @@
  *   fanout {enabled, fl_fanout_stats fields, calls_per_method {<method>: n},
  *   expected_per_request {calls, req_bytes, resp_bytes}}, sessions {enabled, ...},
  *   overheads {admitted, overloaded, denied, stale, per_method {<method>: n}, inflight,
- *   inflight_peak}.
+ *   inflight_peak}, memory {rss_bytes, rss_anon_bytes, rss_file_bytes, owners
+ *   {corpus_bytes, dlrm_bytes, sessions_bytes, ranker_scratch_bytes, fanout_scratch_bytes,
+ *   conn_buffers_bytes, tls_heap_bytes}, allocator {...}} (memacct.h; null: not there).
  * Stage 6's cpu_ns is the FANOUT threads' CPU (all of their work is fanout) plus what the
  * RANKER threads spent starting fanouts; its wall_ns is the summed per-request fanout time.
  * Stage CPU is read on each RANKER thread's own clock (cpu_clock.method); pool cpu_ns is
@@ -44,6 +46,7 @@ struct fl_fanout_stats;
 struct fl_rpc_dist;
 struct fl_session_store;
 struct fl_overheads;
+struct fl_corpus;
 
 /* ---- per-thread meters ----
  *
@@ -144,6 +147,8 @@ struct fl_leaf_stats_src {
 	struct fl_overheads *ovh;
 	const struct fl_meter_config *meter; /* --cpu-clock and --pmu as asked, or NULL */
 	const struct fl_meter_sum *fanout_meter_final; /* FANOUT meters of a freed fanout */
+	const struct fl_corpus *corpus;   /* reply and filler bytes (its mapping's size) */
+	size_t model_bytes;               /* DLRM weights and tables (0: not known) */
 };
 
 /* Build the stats object (new reference), or NULL when out of memory. Main thread. */

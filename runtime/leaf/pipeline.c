@@ -1,5 +1,7 @@
 /* pipeline.c: the leaf's request path: decode, extract, story processors, DLRM, reply. */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,7 @@ struct fl_worker {
 	struct fl_session sess;                /* the request's session state */
 	fl_cpu_clock_fn cpu_clock;             /* stage CPU clock; NULL: fl_thread_cpu_ns */
 	void *cpu_clock_arg;
+	_Atomic size_t scratch_bytes;          /* published by fl_worker_trim */
 };
 
 /* Stage clock marks: thread CPU and monotonic. */
@@ -177,6 +180,27 @@ void fl_worker_set_cpu_clock(struct fl_worker *wk, fl_cpu_clock_fn fn, void *arg
 {
 	wk->cpu_clock = fn;
 	wk->cpu_clock_arg = fn ? arg : NULL;
+}
+
+void fl_worker_trim(struct fl_worker *wk)
+{
+	size_t keep = wk->p->cfg.scratch_keep_bytes ? wk->p->cfg.scratch_keep_bytes : SIZE_MAX;
+	size_t n = fl_bytes_trim(&wk->inbuf, keep) + fl_bytes_trim(&wk->raw, keep) +
+		fl_bytes_trim(&wk->zbuf, keep);
+
+	n += wk->rscap * (sizeof(*wk->rs) + sizeof(*wk->rsp)) + fl_zcodec_bytes(wk->z);
+	atomic_store_explicit(&wk->scratch_bytes, n, memory_order_relaxed);
+}
+
+size_t fl_worker_scratch_bytes(const struct fl_worker *wk)
+{
+	return atomic_load_explicit(&((struct fl_worker *)wk)->scratch_bytes,
+		memory_order_relaxed);
+}
+
+size_t fl_pipeline_model_bytes(const struct fl_pipeline *p)
+{
+	return fl_dlrm_bytes(p->model);
 }
 
 void fl_worker_free(struct fl_worker *wk)

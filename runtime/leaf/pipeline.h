@@ -42,6 +42,8 @@ struct fl_pipeline_config {
 	uint32_t max_request_bytes;        /* cap on a decompressed request payload */
 	int zstd_level;                    /* reply compression level */
 	uint64_t seed;
+	size_t scratch_keep_bytes;         /* a worker buffer larger than this is freed after
+	                                      each request (fl_worker_trim); 0: grow-only */
 };
 
 struct fl_pipeline;
@@ -65,6 +67,17 @@ typedef uint64_t (*fl_cpu_clock_fn)(void *arg);
  * from the thread that runs the worker, before its first stage: fn must read that
  * thread's clock. */
 void fl_worker_set_cpu_clock(struct fl_worker *w, fl_cpu_clock_fn fn, void *arg);
+
+/* After a request, on the worker's thread: free the request and reply buffers over
+ * scratch_keep_bytes, and publish what the worker's scratch holds now. */
+void fl_worker_trim(struct fl_worker *w);
+
+/* Bytes the worker's growable scratch held at its last trim (request and reply buffers,
+ * reply entries, zstd contexts). Any thread. */
+size_t fl_worker_scratch_bytes(const struct fl_worker *w);
+
+/* Bytes of the pipeline's DLRM weights and embedding tables. */
+size_t fl_pipeline_model_bytes(const struct fl_pipeline *p);
 
 struct fl_ranked {
 	uint64_t id;

@@ -150,6 +150,7 @@ static void ranker_finish(struct ranker_thread *rt, struct fl_job *job)
 	}
 	pthread_mutex_unlock(&rt->lock);
 	job->done(job);
+	fl_worker_trim(rt->wk);
 }
 
 /* Remember the FANOUT thread running this callback, so its CPU can be read. The scan is
@@ -631,6 +632,16 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 	s->fanout_threads_seen = r->nfan_tids;
 	s->fanout_cpu_ns = ranker_fanout_cpu_locked(r, &s->fanout_cpu_unread);
 	pthread_mutex_unlock(&r->tid_lock);
+}
+
+size_t fl_ranker_scratch_bytes(struct fl_ranker *r)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < r->nthreads; i++)
+		if (r->th[i].wk != NULL)
+			n += fl_worker_scratch_bytes(r->th[i].wk);
+	return n;
 }
 
 void fl_ranker_meters(struct fl_ranker *r, struct fl_meter_sum *s)

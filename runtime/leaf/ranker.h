@@ -138,4 +138,7 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s);
  * Main thread, while the pool exists. */
 void fl_ranker_meters(struct fl_ranker *r, struct fl_meter_sum *s);
 
+/* Bytes the RANKER threads' scratch buffers hold (fl_worker_scratch_bytes summed). */
+size_t fl_ranker_scratch_bytes(struct fl_ranker *r);
+
 #endif

@@ -32,6 +32,7 @@ struct fl_session_store {
 	uint32_t nstripes;
 	size_t capacity;
 	uint64_t ttl_ns;                       /* 0 = no idle expiry */
+	size_t bucket_bytes;                   /* every stripe's bucket array */
 };
 
 /* splitmix64's finaliser: spreads sequential ids over stripes and buckets. */
@@ -100,8 +101,14 @@ struct fl_session_store *fl_session_store_new(size_t capacity, uint64_t ttl_ms)
 			return NULL;
 		}
 		st->bmask = (uint32_t)(nb - 1u);
+		s->bucket_bytes += nb * sizeof(*st->buckets);
 	}
 	return s;
+}
+
+size_t fl_session_node_bytes(void)
+{
+	return sizeof(struct sess_node);
 }
 
 void fl_session_store_free(struct fl_session_store *s)
@@ -302,4 +309,7 @@ void fl_session_stats(struct fl_session_store *s, struct fl_session_stats *out)
 		pthread_mutex_unlock(&st->lock);
 	}
 	out->capacity = s->capacity;
+	out->bytes_per_session = sizeof(struct sess_node);
+	out->bytes = out->live * sizeof(struct sess_node) + s->bucket_bytes;
+	out->max_bytes = s->capacity * sizeof(struct sess_node) + s->bucket_bytes;
 }

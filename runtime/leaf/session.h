@@ -31,6 +31,9 @@ struct fl_session_store;
 struct fl_session_store *fl_session_store_new(size_t capacity, uint64_t ttl_ms);
 void fl_session_store_free(struct fl_session_store *s);
 
+/* Bytes one stored session takes (its node: state, hash chain and LRU links). */
+size_t fl_session_node_bytes(void);
+
 /* Copy session id's state into *out and mark it used at now_ns; when absent (or expired)
  * start a fresh one (out zeroed but for id and stamps) and return 0, else return 1.
  * create = 1 always starts fresh (createAndPrimeSession). */
@@ -44,6 +47,8 @@ void fl_session_put(struct fl_session_store *s, const struct fl_session *in, uin
 struct fl_session_stats {
 	uint64_t hits, misses, created, evicted_lru, expired_ttl;
 	size_t live, capacity;
+	size_t bytes;           /* stored sessions (node size each) + bucket arrays */
+	size_t bytes_per_session, max_bytes; /* node size; bytes when full */
 };
 void fl_session_stats(struct fl_session_store *s, struct fl_session_stats *st);
 

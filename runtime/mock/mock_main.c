@@ -1,6 +1,7 @@
 /* mock_main.c: frontload-mock, the downstream service the leaf fans out to. */
 #include "cli.h"
 #include "corpus.h"
+#include "memacct.h"
 #include "mock_server.h"
 #include "mock_shape.h"
 #include "tls.h"
@@ -131,6 +132,12 @@ static void mock_usage(FILE *f)
 "payload that does not decode, a body under 4 bytes or an unknown method gets an error\n"
 "REPLY and the connection stays open. SIGTERM or SIGINT stop the mock: pending replies\n"
 "get up to 1 s, then the final stats are written.\n"
+"The stats' memory block: rss_bytes, rss_anon_bytes, rss_file_bytes; owners\n"
+"{corpus_bytes, io_scratch_bytes (the IO threads' request and reply buffers and zstd\n"
+"contexts), delayed_replies_bytes (replies waiting for their latency), tls_heap_bytes};\n"
+"allocator (mallinfo2, malloc_info: see frontload-leaf --help). The allocator is set up\n"
+"for a plateau (mmap threshold fixed at 1 MiB, 2 arenas, buffers over 1 MiB freed after\n"
+"each request); FL_MALLOC=default keeps glibc's defaults and grow-only buffers.\n"
 "\n"
 "Options (numbers are decimal; defaults in brackets):\n");
 	fl_cli_help(f, &mock_cli);
@@ -164,6 +171,9 @@ int main(int argc, char **argv)
 {
 	struct mock_opts o = { .latency_fixed_us = MOCK_SHAPE_NOT_FIXED };
 	char err[512];
+	/* Before any thread or large allocation (memacct.h), and before OpenSSL allocates. */
+	fl_mem_tune();
+	fl_tls_count_memory();
 	int rc = fl_cli_parse(&mock_cli, argc, argv, &o, err, sizeof err);
 	if (rc == FL_CLI_HELP) {
 		mock_usage(stdout);

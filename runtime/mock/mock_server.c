@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "corpus.h"
 #include "frontload.pb-c.h"
+#include "memacct.h"
 #include "mock_methods.h"
 #include "tls.h"
 #include "wire.h"
@@ -30,6 +31,7 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <jansson.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -132,6 +134,8 @@ struct mock_io {
 	struct fl_bytes zout;              /* compressed RpcReply */
 	struct mock_call call;             /* handler state: corpus view and scratch */
 	struct mock_stats st;
+	uint64_t scratch_bytes;            /* atomic: dbuf, pack, zout, call scratch, zstd */
+	uint64_t pending_bytes;            /* atomic: delayed replies' bytes, all conns */
 };
 
 struct mock_server {
@@ -144,6 +148,7 @@ struct mock_server {
 	struct mock_io *io;                /* cfg.threads of them */
 	pthread_mutex_t tls_lock;          /* guards tls_last */
 	char tls_last[96];                 /* protocol and cipher of the last handshake */
+	size_t corpus_bytes;               /* the corpus mapping (0: none) */
 };
 
 static void conn_free(struct mock_conn *c);
@@ -191,6 +196,12 @@ static int conn_error_reply(struct mock_conn *c, const struct fl_frame_hdr *req,
 	return conn_push(c, &h, buf, n);
 }
 
+/* The thread's gauge of delayed replies' bytes (single writer: its IO thread). */
+static void io_pending_add(struct mock_io *io, int64_t d)
+{
+	__atomic_store_n(&io->pending_bytes, io->pending_bytes + (uint64_t)d, __ATOMIC_RELAXED);
+}
+
 static void pending_unlink(struct mock_pending *p)
 {
 	struct mock_conn *c = p->conn;
@@ -201,6 +212,7 @@ static void pending_unlink(struct mock_pending *p)
 	if (p->next)
 		p->next->prev = p->prev;
 	c->pending_bytes -= p->len;
+	io_pending_add(c->io, -(int64_t)p->len);
 	event_free(p->timer);
 	free(p);
 }
@@ -249,6 +261,7 @@ static int conn_defer(struct mock_conn *c, const struct fl_frame_hdr *h, uint64_
 		c->pending->prev = p;
 	c->pending = p;
 	c->pending_bytes += len;
+	io_pending_add(io, (int64_t)len);
 	struct timeval tv = { wait_us / 1000000u, wait_us % 1000000u };
 	evtimer_add(p->timer, &tv);
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) + c->pending_bytes >
@@ -261,8 +274,37 @@ static int conn_defer(struct mock_conn *c, const struct fl_frame_hdr *h, uint64_
 
 /* ---- the request path: frame -> payload -> handler -> shape -> reply ---- */
 
+/* Free this thread's buffers grown past the scratch cap by one large call (memacct.h)
+ * and publish what they hold. The reply is copied out (output or a pending) by now. */
+static void io_trim(struct mock_io *io)
+{
+	size_t keep = fl_mem_keep_bytes();
+	size_t n = fl_bytes_trim(&io->dbuf, keep) + fl_bytes_trim(&io->pack, keep) +
+		fl_bytes_trim(&io->zout, keep) + fl_zcodec_bytes(io->z);
+
+	if (io->call.scratch_cap > keep) {
+		free(io->call.scratch);
+		io->call.scratch = NULL;
+		io->call.scratch_cap = 0;
+	}
+	__atomic_store_n(&io->scratch_bytes, (uint64_t)(n + io->call.scratch_cap),
+		__ATOMIC_RELAXED);
+}
+
+static int conn_request_serve(struct mock_conn *c, const struct fl_frame_hdr *req,
+	const uint8_t *payload, uint64_t t0_ns);
+
 /* Serve one REQUEST frame. Returns 0, or -1 when the connection must be dropped. */
 static int conn_request(struct mock_conn *c, const struct fl_frame_hdr *req,
+	const uint8_t *payload, uint64_t t0_ns)
+{
+	int rc = conn_request_serve(c, req, payload, t0_ns);
+
+	io_trim(c->io);
+	return rc;
+}
+
+static int conn_request_serve(struct mock_conn *c, const struct fl_frame_hdr *req,
 	const uint8_t *payload, uint64_t t0_ns)
 {
 	struct mock_io *io = c->io;
@@ -732,6 +774,7 @@ struct mock_server *mock_server_new(const struct mock_config *cfg, const struct 
 		struct mock_io *io = &s->io[i];
 		io->srv = s;
 		io->index = i;
+		s->corpus_bytes = corpus ? corpus->map_len : 0;
 		io->call.corpus = corpus ? corpus->data : NULL;
 		io->call.corpus_len = corpus ? corpus->len : 0;
 		io->call.max_reply_bytes = cfg->max_reply_bytes;
@@ -844,6 +887,28 @@ static void srv_stats_sum(struct mock_server *s, struct mock_stats *t)
 	}
 }
 
+/* The memory block (memacct.h) as compact JSON; free() it. NULL when out of memory. */
+static char *srv_memory_json(struct mock_server *s)
+{
+	uint64_t scratch = 0, pending = 0;
+
+	for (unsigned i = 0; i < s->cfg.threads; i++) {
+		scratch += __atomic_load_n(&s->io[i].scratch_bytes, __ATOMIC_RELAXED);
+		pending += __atomic_load_n(&s->io[i].pending_bytes, __ATOMIC_RELAXED);
+	}
+	const struct fl_mem_owner own[] = {
+		{ "corpus_bytes", s->corpus_bytes ? (int64_t)s->corpus_bytes : -1 },
+		{ "io_scratch_bytes", (int64_t)scratch },
+		{ "delayed_replies_bytes", (int64_t)pending },
+		{ "tls_heap_bytes", fl_tls_heap_bytes() },
+	};
+	json_t *o = fl_mem_json(own, sizeof(own) / sizeof(own[0]));
+	char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	return txt;
+}
+
 static void srv_stats_json(struct mock_server *s, FILE *f)
 {
 	struct mock_stats t;
@@ -874,7 +939,9 @@ static void srv_stats_json(struct mock_server *s, FILE *f)
 	for (unsigned m = 0; m < MOCK_METHOD_COUNT; m++)
 		fprintf(f, "%s\n    \"%s\": %" PRIu64, m ? "," : "", mock_method_name(m),
 			t.by_method[m]);
-	fprintf(f, "\n  }\n}\n");
+	char *mem = srv_memory_json(s);
+	fprintf(f, "\n  },\n  \"memory\": %s\n}\n", mem ? mem : "null");
+	free(mem);
 }
 
 int mock_server_write_stats(struct mock_server *s, const char *path)

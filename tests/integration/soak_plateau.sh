@@ -1,0 +1,52 @@
+#!/bin/sh
+# fl-test: retries=2
+# soak_plateau.sh: a one-minute tests/reliability/soak.sh: leaf and mock memory level off.
+#
+# The method mix (1,000 sessions, the programs' default sizes: requests to 4 MiB, replies
+# to 16 MiB, outbound bodies to 32 MiB) at 8 qps: 20 s warm-up, then 40 s sampled every
+# second. soak.sh's verdict must be PASS: RSS drift of the leaf and of the mock over the
+# 40 s below 5% (SOAK_JUDGE=all: least-squares slope x 40 s / mean), fds and threads not
+# growing,
+# no driver errors, OK >= 99%. Then the leaf's and the mock's stats must carry the memory
+# block with the allocator settings in force (tuning "frontload", at most arena_max
+# arenas) and the owners' bytes (corpus, sessions, scratch).
+# With FL_MALLOC=default (glibc's dynamic mmap threshold, an arena per thread, grow-only
+# scratch buffers, as before issue 17) the leaf's RSS climbs in steps through this window.
+# Skipped under sanitizers: ASan's quarantine and shadow memory keep freed memory, so RSS
+# says nothing about the program's own.
+if [ -n "${FL_SANITIZERS:-}" ]; then
+	echo "skipped: judges RSS, which ASan's quarantine and shadow memory inflate ($FL_SANITIZERS)"
+	exit 77
+fi
+export FL_WATCHDOG_S=240
+. "$FL_SRCDIR/tests/integration/common.inc"
+
+OUT=$T/soak
+note "soak.sh: 8 qps, 20 s warm-up + 40 s"
+SOAK_SECONDS=40 SOAK_WARMUP=20 SOAK_EVERY=1 SOAK_QPS=8 SOAK_JUDGE=all SOAK_OUT=$OUT \
+	sh "$FL_SRCDIR/tests/reliability/soak.sh" >"$T/soak.out" 2>"$T/soak.err"
+rc=$?
+verdict=$(tail -n 1 "$T/soak.out")
+[ "$rc" = 0 ] || {
+	sed 's/^/  /' "$OUT/samples.csv" >&2
+	tail -n 20 "$T/soak.err" >&2
+	fail "soak.sh exit $rc: $verdict"
+}
+
+for who in leaf mock; do
+	J=$OUT/$who.json
+	assert_eq "$(get "$J" memory.allocator.tuning)" frontload "$who allocator tuning"
+	arenas=$(get "$J" memory.allocator.arenas)
+	assert_le "$arenas" "$(get "$J" memory.allocator.arena_max)" "$who malloc arenas"
+	assert_gt "$(get "$J" memory.rss_bytes)" 0 "$who rss_bytes"
+	assert_gt "$(get "$J" memory.owners.corpus_bytes)" 0 "$who corpus_bytes"
+	assert_gt "$(get "$J" memory.owners.tls_heap_bytes)" 0 "$who tls_heap_bytes"
+done
+J=$OUT/leaf.json
+assert_gt "$(get "$J" memory.owners.sessions_bytes)" 0 "leaf sessions_bytes"
+assert_eq "$(get "$J" memory.owners.sessions_bytes)" "$(get "$J" sessions.bytes)" "sessions bytes"
+assert_gt "$(get "$J" memory.owners.dlrm_bytes)" 0 "leaf dlrm_bytes"
+# Scratch at rest: what one request or call may keep (1 MiB per buffer) per thread, and
+# the zstd contexts; grow-only it would hold the largest message seen (many MiB).
+assert_le "$(get "$J" memory.owners.ranker_scratch_bytes)" $((64 << 20)) "leaf ranker scratch"
+echo "$verdict" | sed 's/ out .*//'
