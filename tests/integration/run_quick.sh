@@ -4,7 +4,7 @@
 # Runs `frontload run --quick --max-qps 32 --out DIR` (it starts its own mock, leaf and
 # driver beside the binary; capacity probes 4 -> 16 -> 32, a judged step at 32, then a
 # 15 s final window there) and checks:
-#   - exit status 3 within 90 s: complete, but no SLA bound (the knee lies above
+#   - exit status 3 within 120 s: complete, but no SLA bound (the knee lies above
 #     --max-qps, so "SLA never reached below max");
 #   - DIR/result.json is valid JSON with status "complete", converged false,
 #     sla_bound_qps null and lower_bound_qps = 32 (a lower bound, named as one),
@@ -25,7 +25,7 @@
 RUN=$B/frontload
 [ -x "$RUN" ] || fail "$RUN not built (ninja frontload)"
 [ -x "$B/frontload-driver" ] || fail "$B/frontload-driver not built"
-LIMIT_S=90
+LIMIT_S=120
 
 # flt A OP B: floating-point comparison (awk); true when it holds.
 flt() {
