@@ -1,5 +1,5 @@
 #!/bin/sh
-# fl-test: retries=2
+# fl-test: retries=1
 # soak_plateau.sh: a one-minute tests/reliability/soak.sh: leaf and mock memory level off.
 #
 # The method mix (1,000 sessions, the programs' default sizes: requests to 4 MiB, replies
