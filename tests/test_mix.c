@@ -826,6 +826,8 @@ static void test_mix_rep(void **state)
 	assert_int_equal(m.rep_ir, 1060);
 	assert_int_equal(m.rep_execs, 60);
 	assert_int_equal(m.rep_ir_removed, 1000);
+	assert_int_equal(m.rep_removed_loads, 1000);   /* movsb iterations read ... */
+	assert_int_equal(m.rep_removed_stores, 1000);  /* ... and write */
 	assert_int_equal(m.rep_uncorrected_ir, 50);
 	assert_int_equal(m.ir_hw, 155);
 	assert_true(m.rep_corrected);

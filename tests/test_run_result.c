@@ -121,10 +121,10 @@ static void test_pmu_delta_supported(void **state)
 	assert_float_equal(json_real_value(json_object_get(rk, "itlb_mpki")), 0.1, 1e-9);
 	assert_float_equal(json_real_value(json_object_get(rk, "branch_mpki")), 2.0, 1e-9);
 	assert_float_equal(json_real_value(json_object_get(rk, "branch_miss_pct")), 1.0, 1e-9);
-	assert_float_equal(json_real_value(json_object_get(rk, "mux_scale")), 2.0, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(rk, "mux_scale_pool")), 2.0, 1e-9);
 	assert_unsupported(json_object_get(rk, "stalled_cycles_frontend"),
 		"stalled-cycles-frontend");
-	assert_unsupported(json_object_get(rk, "fe_stall_share"), "stalled_cycles_frontend");
+	assert_unsupported(json_object_get(rk, "frontend_stall_cycle_ratio"), "stalled_cycles_frontend");
 	assert_non_null(json_object_get(p, "total"));
 	/* The stages delta is still there, and the whole run carries the leaf's own pmu. */
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(

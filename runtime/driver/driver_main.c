@@ -32,6 +32,8 @@
 #define DRV_MAX_STEPS 256                /* --qps list length and control steps */
 #define DRV_PORT_FILE_WAIT_S 10          /* --port-file may appear this long after start */
 #define DRV_CORPUS_BYTES (32u << 20)     /* generated corpus for bodies and padding */
+#define DRV_AUTO_MIN_INFLIGHT 64u        /* --depth auto's least ceiling (4 x 16) */
+#define DRV_AUTO_FIRST_DEPTH 16u         /* --depth auto: per-connection depth at start */
 
 /* The signal that asked us to stop (0: none). The only global the driver writes. */
 static volatile sig_atomic_t drv_stop_signal;
@@ -47,7 +49,7 @@ struct drv_args {
 	double warmup_s;
 	uint64_t threads;
 	uint64_t connections;
-	uint64_t depth;
+	const char *depth;
 	const char *arrival;
 	uint64_t seed;
 	double sla_ms;
@@ -90,9 +92,11 @@ static const struct fl_cli_opt drv_opts[] = {
 	FL_OPT_UINT("threads", threads, 1, 1024, "T", "1", "sender threads, each with its own "
 		"event loop and connections"),
 	FL_OPT_UINT("connections", connections, 1, 4096, "C", "4", "connections per thread"),
-	FL_OPT_UINT("depth", depth, 1, FL_DRIVER_MAX_DEPTH, "D", "16", "requests in flight "
-		"per connection (pipelined); raised automatically when the driver is the "
-		"bottleneck"),
+	FL_OPT_STR("depth", depth, "D|auto", "auto", "requests in flight per connection "
+		"(pipelined), 1..65536; auto: before each step the ceiling over all connections "
+		"is set to rate x the deadline (or --timeout-s with --deadline-ms none), at least "
+		"64, so the driver never holds back a request that could still meet its deadline "
+		"(Little's law); either way raised when the driver is the bottleneck"),
 	FL_OPT_STR("arrival", arrival, "poisson|fixed", "poisson", "inter-arrival gaps: "
 		"exponential (Poisson process) or exactly 1/rate"),
 	FL_OPT_UINT("seed", seed, 0, 18000000000000000000ull, "S", "1", "seed of the send "
@@ -160,7 +164,8 @@ static void drv_usage(FILE *f)
 "allowed over all connections, and p95_interval_ms {lo, hi, confidence: 0.95}: the\n"
 "latencies at ranks n*0.95 -+ 1.96*sqrt(n*0.95*0.05) of the n OK replies, null when\n"
 "none); INFLIGHT sets the ceiling first (depth = ceil(INFLIGHT / (threads x\n"
-"connections)), at most %u per connection); a line that cannot be run prints\n"
+"connections)), at most %u per connection; without it, --depth auto sizes it as for\n"
+"any step); a line that cannot be run prints\n"
 "{\"error\": \"...\"}; \"quit\" or end of input ends the run.\n"
 "\n"
 "--json writes {\"tool\", \"config\", \"leaf\", \"interrupted\", \"steps\": [...]}; each step:\n"
@@ -274,6 +279,7 @@ struct drv_run {
 	struct fl_driver_result **steps;        /* nsteps results */
 	size_t nsteps;
 	int interrupted;
+	const struct fl_driver_config *auto_cfg; /* --depth auto: the config it sizes from */
 };
 
 static int drv_emit_json(FILE *f, const void *arg)
@@ -375,6 +381,32 @@ static int drv_deadline_ms(const struct drv_args *a, double *ms)
 	return 0;
 }
 
+/* --depth: a number (1..FL_DRIVER_MAX_DEPTH) into *depth, or "auto" (*depth = 0).
+ * Returns 0 or -1. */
+static int drv_depth(const struct drv_args *a, unsigned *depth)
+{
+	uint64_t v;
+
+	if (strcmp(a->depth, "auto") == 0) {
+		*depth = 0;
+		return 0;
+	}
+	if (fl_cli_parse_uint(a->depth, &v) != 0 || v < 1 || v > FL_DRIVER_MAX_DEPTH)
+		return -1;
+	*depth = (unsigned)v;
+	return 0;
+}
+
+/* --depth auto's ceiling for a step at qps: the requests that can be in flight when each
+ * takes up to the latency bound (deadline, else timeout), at least DRV_AUTO_MIN_INFLIGHT. */
+static unsigned drv_auto_inflight(const struct fl_driver_config *c, double qps)
+{
+	double bound_s = c->deadline_ms > 0 ? c->deadline_ms / 1e3 : c->timeout_s;
+	double n = ceil(qps * bound_s);
+	return n < DRV_AUTO_MIN_INFLIGHT ? DRV_AUTO_MIN_INFLIGHT : n > 1e9 ? 1000000000u :
+		(unsigned)n;
+}
+
 /* Check the flags that depend on each other and fill the request generator config. */
 static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 	enum fl_arrival *arrival, char *err, size_t errlen)
@@ -390,6 +422,12 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 	if (drv_deadline_ms(a, NULL) != 0) {
 		snprintf(err, errlen, "--deadline-ms: '%s' is not MS (> 0), timeout or none",
 			a->deadline);
+		return -1;
+	}
+	unsigned depth;
+	if (drv_depth(a, &depth) != 0) {
+		snprintf(err, errlen, "--depth: '%s' is not auto or a count in [1, %u]", a->depth,
+			FL_DRIVER_MAX_DEPTH);
 		return -1;
 	}
 	if (fl_arrival_parse(a->arrival, arrival) != 0) {
@@ -445,7 +483,7 @@ static void drv_control_extra(json_t *j, const struct fl_driver_result *r, unsig
 
 /* Run one step, keep its result, report it. Returns 0, or -1 when it could not run. */
 static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, double warmup,
-	double duration, int control, int quiet)
+	double duration, int control, int fixed_ceiling, int quiet)
 {
 	struct fl_driver_result *r;
 
@@ -454,6 +492,12 @@ static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, 
 	r = malloc(sizeof *r);
 	if (r == NULL)
 		return -1;
+	/* --depth auto: never below rate x latency bound; an adaptive raise stays. */
+	if (run->auto_cfg != NULL && !fixed_ceiling) {
+		unsigned want = drv_auto_inflight(run->auto_cfg, qps);
+		if (want > fl_driver_inflight(eng))
+			fl_driver_set_inflight(eng, want);
+	}
 	unsigned ceiling = fl_driver_inflight(eng);
 	if (fl_driver_step(eng, qps, warmup, duration, r) != 0) {
 		fl_driver_result_free(r);
@@ -515,7 +559,7 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 		}
 		if (n == 5)
 			fl_driver_set_inflight(eng, inflight);
-		if (drv_run_step(eng, run, qps, warm, dur, 1, quiet) != 0)
+		if (drv_run_step(eng, run, qps, warm, dur, 1, n == 5, quiet) != 0)
 			drv_control_error("step could not run (out of memory or too many steps)");
 	}
 }
@@ -529,7 +573,7 @@ int main(int argc, char **argv)
 	struct fl_driver_config dcfg;
 	struct fl_driver *eng;
 	struct fl_driver_result *steps[DRV_MAX_STEPS];
-	struct drv_run run = { &a, NULL, steps, 0, 0 };
+	struct drv_run run = { &a, NULL, steps, 0, 0, NULL };
 	enum fl_arrival arrival;
 	double rates[DRV_MAX_STEPS];
 	int nrates = 0, rc = DRV_EXIT_OK;
@@ -596,7 +640,9 @@ int main(int argc, char **argv)
 	dcfg.tls_dir = a.tls_dir;
 	dcfg.threads = (unsigned)a.threads;
 	dcfg.connections = (unsigned)a.connections;
-	dcfg.depth = (unsigned)a.depth;
+	unsigned depth = 0;
+	drv_depth(&a, &depth);  /* checked by drv_check_args */
+	dcfg.depth = depth != 0 ? depth : DRV_AUTO_FIRST_DEPTH;
 	dcfg.arrival = arrival;
 	dcfg.seed = a.seed;
 	dcfg.sla_ms = a.sla_ms;
@@ -604,6 +650,7 @@ int main(int argc, char **argv)
 	drv_deadline_ms(&a, &dcfg.deadline_ms);
 	dcfg.gen = &gen;
 	dcfg.stop = &drv_stop_signal;
+	run.auto_cfg = depth == 0 ? &dcfg : NULL;
 	eng = fl_driver_new(&dcfg, err, sizeof err);
 	if (eng == NULL) {
 		fprintf(stderr, "frontload-driver: %s\n", err);
@@ -612,7 +659,7 @@ int main(int argc, char **argv)
 	}
 	if (!a.quiet)
 		fprintf(stderr, "frontload-driver: %s%s, %" PRIu64 " threads x %" PRIu64
-			" connections, depth %" PRIu64 ", %s arrivals, requests %s, method %s\n",
+			" connections, depth %s, %s arrivals, requests %s, method %s\n",
 			leaf, a.tls ? " (TLS)" : "", a.threads, a.connections, a.depth, a.arrival,
 			a.request_size, fl_reqgen_method_name(rcfg.method));
 
@@ -620,7 +667,7 @@ int main(int argc, char **argv)
 		drv_control_loop(eng, &run, a.quiet);
 	} else {
 		for (int i = 0; i < nrates && !drv_stop_signal; i++) {
-			if (drv_run_step(eng, &run, rates[i], a.warmup_s, a.duration_s, 0,
+			if (drv_run_step(eng, &run, rates[i], a.warmup_s, a.duration_s, 0, 0,
 				a.quiet) != 0) {
 				fprintf(stderr, "frontload-driver: step %d could not run\n", i);
 				rc = DRV_EXIT_FAIL;

@@ -352,7 +352,7 @@ static json_t *stats_pmu_pool(const struct fl_meter_sum *ms)
 		FL_PMU_INSTRUCTIONS));
 	json_object_set_new(o, "branch_miss_pct", metric(c, &m.branch_miss_pct,
 		FL_PMU_BRANCH_MISSES, FL_PMU_BRANCHES));
-	json_object_set_new(o, "fe_stall_share", metric(c, &m.fe_stall_share,
+	json_object_set_new(o, "frontend_stall_cycle_ratio", metric(c, &m.fe_stall_share,
 		FL_PMU_STALLED_FRONTEND, FL_PMU_CYCLES));
 	json_object_set_new(o, "mux_scale", any ? json_real(m.max_scale) :
 		unsupported(c->ev[FL_PMU_INSTRUCTIONS].why));

@@ -24,7 +24,7 @@
  * read from other threads with pthread_getcpuclockid (always clock_gettime).
  * pmu events (instructions, cycles, l1i_misses, itlb_misses, branches, branch_misses,
  * stalled_cycles_frontend) are counts since each thread started, scaled for multiplexing;
- * metrics (ipc, l1i_mpki, itlb_mpki, branch_mpki, branch_miss_pct, fe_stall_share) derive
+ * metrics (ipc, l1i_mpki, itlb_mpki, branch_mpki, branch_miss_pct, frontend_stall_cycle_ratio) derive
  * from them. An event or metric that cannot be counted is the string "unsupported: <why>",
  * never a number; a pool sums only when every one of its threads counted the event.
  */

@@ -51,7 +51,8 @@ void fl_mix_rates(struct fl_mix *m, const struct fl_cg *cg)
 
 /* Executions of a rep string instruction from its callgrind entry (see mix.h): every
  * taken jcnd= there re-entered the instruction for one more iteration. */
-static uint64_t mix_rep_execs(struct fl_mix *m, const struct fl_cg_insn *e)
+static uint64_t mix_rep_execs(struct fl_mix *m, const struct fl_cg_insn *e,
+	struct fl_dis_class c)
 {
 	m->rep_ir += e->ir;
 	if (e->njcnd == 0 || e->jcnd_taken > e->ir) {
@@ -61,6 +62,10 @@ static uint64_t mix_rep_execs(struct fl_mix *m, const struct fl_cg_insn *e)
 	}
 	m->rep_execs += e->ir - e->jcnd_taken;
 	m->rep_ir_removed += e->jcnd_taken;
+	if (c.flags & FL_DIS_LOAD)
+		m->rep_removed_loads += e->jcnd_taken;
+	if (c.flags & FL_DIS_STORE)
+		m->rep_removed_stores += e->jcnd_taken;
 	return e->ir - e->jcnd_taken;
 }
 
@@ -189,7 +194,7 @@ int fl_mix_compute(struct fl_mix *m, const struct fl_cg *cg, struct fl_mix_obj *
 			m->unmatched_ir += e->ir;
 			continue;
 		}
-		mix_add(m, d->cls, d->cls.rep_string ? mix_rep_execs(m, e) : e->ir);
+		mix_add(m, d->cls, d->cls.rep_string ? mix_rep_execs(m, e, d->cls) : e->ir);
 		if (d->cls.flow == FL_DIS_COND)
 			m->cond_taken += e->jcnd_taken;
 		else if (e->njcnd && !d->cls.rep_string)

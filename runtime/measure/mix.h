@@ -65,6 +65,10 @@ struct fl_mix {
 	uint64_t rep_execs;      /* ... their executions (what hardware retires) */
 	uint64_t rep_ir_removed; /* rep_ir - rep_execs: per-iteration Ir the correction took out */
 	uint64_t rep_uncorrected_ir; /* Ir at rep string instructions without jcnd data */
+	uint64_t rep_removed_loads;  /* of rep_ir_removed: at instructions reading memory */
+	uint64_t rep_removed_stores; /* ... writing memory (movs: both). With rep_ir_removed
+	                              * they give the mix as valgrind's Ir counts it, for
+	                              * comparison with uncorrected figures */
 	int rep_corrected;       /* 1: the rep correction ran (instructions were classified);
 	                          * 0: ir_hw = ir_total, uncorrected (fl_mix_rates alone) */
 	uint64_t cond;           /* conditional branches executed */

@@ -1449,6 +1449,27 @@ static const char *rate_str(const struct fl_mix_rate *r, const char *fmt, char *
 	return num_str(r->available ? r->value : NAN, fmt, buf);
 }
 
+/* The mix and rates as valgrind's Ir counts them (each rep string iteration one
+ * instruction, a movs iteration a load and a store), from the same run: what frontload
+ * printed before the rep correction, for comparison. */
+static json_t *mix_uncorrected_json(const struct fl_mix *x)
+{
+	uint64_t n = x->insns + x->rep_ir_removed;
+	double k = x->ir_total ? (double)x->ir_hw / (double)x->ir_total : NAN;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "instructions", json_integer((json_int_t)x->ir_total));
+	json_object_set_new(o, "mem_pct", num_or_null(pct(x->loads + x->stores +
+		x->rep_removed_loads + x->rep_removed_stores, n)));
+	json_object_set_new(o, "insns_per_taken_branch", x->taken_branches ?
+		json_real((double)n / (double)x->taken_branches) : json_null());
+	json_object_set_new(o, "l1i_mpki", x->l1i_mpki.available && isfinite(k) ?
+		json_real(x->l1i_mpki.value * k) : json_null());
+	json_object_set_new(o, "ll_code_mpki", x->lli_mpki.available && isfinite(k) ?
+		json_real(x->lli_mpki.value * k) : json_null());
+	return o;
+}
+
 static json_t *mix_json(const struct fm_sim *s)
 {
 	const struct fl_mix *x = &s->mix;
@@ -1490,6 +1511,7 @@ static json_t *mix_json(const struct fm_sim *s)
 	json_object_set_new(o, "taken_branches", json_integer((json_int_t)x->taken_branches));
 	json_object_set_new(o, "unclassified_ir", json_integer((json_int_t)(x->unmapped_ir +
 		x->unmatched_ir)));
+	json_object_set_new(o, "uncorrected", mix_uncorrected_json(x));
 	return o;
 }
 

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,12 +176,16 @@ static void run_summary(struct fl_run *r)
 				st->sum.p95_hi_ms);
 		if (r->final_host_cpu_pct >= 0)
 			snprintf(cpu, sizeof cpu, "%.0f%%", r->final_host_cpu_pct);
-		fprintf(stderr, "  %s: requested %.1f qps, achieved %.1f qps, p95 %.1f ms%s (SLA "
-			"%g ms), p99 %.1f ms, errors %llu, host CPU %s\n",
+		char p95[32] = "n/a", p99[32] = "n/a";  /* no OK reply: no percentile */
+		if (isfinite(st->worst.p95))
+			snprintf(p95, sizeof p95, "%.1f ms", st->worst.p95);
+		if (isfinite(st->worst.p99))
+			snprintf(p99, sizeof p99, "%.1f ms", st->worst.p99);
+		fprintf(stderr, "  %s: requested %.1f qps, achieved %.1f qps, p95 %s%s (SLA "
+			"%g ms), p99 %s, errors %llu, host CPU %s\n",
 			st->phase == FL_PHASE_FINAL ? "final window" : "last rate",
-			st->sum.requested_qps, st->sum.achieved_qps, st->worst.p95, ci,
-			r->cfg.search.sla_p95_ms, st->worst.p99, (unsigned long long)st->sum.errors,
-			cpu);
+			st->sum.requested_qps, st->sum.achieved_qps, p95, ci,
+			r->cfg.search.sla_p95_ms, p99, (unsigned long long)st->sum.errors, cpu);
 		if (!st->pass)
 			fprintf(stderr, "  the %s missed: %s\n", st->phase == FL_PHASE_FINAL ?
 				"final window" : "last rate", st->why);

@@ -414,7 +414,10 @@ static const char *pmu_event_why(const json_t *a, const json_t *b, const char *k
 
 /* One pool's counts over an interval (after minus before) and the metrics of those
  * deltas, in the leaf's own shape: a number where both snapshots counted, else the
- * "unsupported: why" string. mux_scale is the largest delta enabled / delta running. */
+ * "unsupported: why" string. The stats hold each event's enabled and running times summed
+ * over the pool's threads, so the window's multiplexing factor can only be had per pool:
+ * mux_scale_pool is the largest, over events, of delta enabled / delta running (a mean over
+ * the threads weighted by their time, not the worst thread; the leaf's own mux_scale is). */
 static json_t *pmu_pool_delta(const json_t *b, const json_t *a)
 {
 	json_t *o = json_object();
@@ -455,7 +458,7 @@ static json_t *pmu_pool_delta(const json_t *b, const json_t *a)
 		{ "itlb_mpki", PMU_ITLB, PMU_INS, 1000 },
 		{ "branch_mpki", PMU_BRMISS, PMU_INS, 1000 },
 		{ "branch_miss_pct", PMU_BRMISS, PMU_BR, 100 },
-		{ "fe_stall_share", PMU_FE, PMU_CYC, 1 },
+		{ "frontend_stall_cycle_ratio", PMU_FE, PMU_CYC, 1 },
 	};
 	for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
 		int n = metrics[m].num, dn = metrics[m].den;
@@ -471,7 +474,7 @@ static json_t *pmu_pool_delta(const json_t *b, const json_t *a)
 		}
 		json_object_set_new(o, metrics[m].name, v);
 	}
-	json_object_set_new(o, "mux_scale", scale > 0 ? json_real(scale) :
+	json_object_set_new(o, "mux_scale_pool", scale > 0 ? json_real(scale) :
 		pmu_unsupported("no event counted in the window"));
 	return o;
 }

@@ -349,14 +349,22 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 		snprintf(cpu, sizeof cpu, "%.0f%%", s->host_cpu_pct);
 	if (s->sum.p95_lo_ms >= 0 && s->sum.p95_hi_ms >= 0)
 		snprintf(ci, sizeof ci, " [%.1f..%.1f]", s->sum.p95_lo_ms, s->sum.p95_hi_ms);
-	const char *verdict = rc == -2 ? "interrupted" : s->pass ? "pass" :
+	const char *verdict = s->pass ? "pass" :
 		s->verdict == FL_VERDICT_FAIL ? "FAIL" : s->verdict == FL_VERDICT_UNSURE ?
 		"unsure" : "not judged";
-	run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f, p95 %.1f ms%s, p99 %.1f ms, "
-		"errors %llu, host cpu %s: %s%s%s", s->number, fl_search_phase_name(phase), rate,
-		s->sum.achieved_qps, s->worst.p95, ci, s->worst.p99,
-		(unsigned long long)s->sum.errors, cpu, verdict,
-		s->pass || rc == -2 ? "" : ": ", s->pass || rc == -2 ? "" : s->why);
+	char p95[32] = "n/a", p99[32] = "n/a";
+	if (isfinite(s->worst.p95))
+		snprintf(p95, sizeof p95, "%.1f ms", s->worst.p95);
+	if (isfinite(s->worst.p99))
+		snprintf(p99, sizeof p99, "%.1f ms", s->worst.p99);
+	if (rc == -2)  /* cut short: what it measured is partial, so no figures here */
+		run_say(r, 1, RUN_PROG ": step %u %s %s: interrupted (cut short; its partial "
+			"counts are in result.json)", s->number, fl_search_phase_name(phase), rate);
+	else
+		run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f, p95 %s%s, p99 %s, "
+			"errors %llu, host cpu %s: %s%s%s", s->number, fl_search_phase_name(phase),
+			rate, s->sum.achieved_qps, p95, ci, p99, (unsigned long long)s->sum.errors,
+			cpu, verdict, s->pass ? "" : ": ", s->pass ? "" : s->why);
 	run_write(r);
 	if (rc == 0 && (!s->pass || s->timeouts > 0))
 		run_settle(r, fmin(10, r->cfg.warmup_s + r->cfg.search.step_s));

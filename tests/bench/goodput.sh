@@ -8,14 +8,16 @@
 #   WINDOW_S   measured seconds per rate (default 20; 2 s of warm-up before each)
 #   DEADLINE   the driver's --deadline-ms (default "timeout" = --timeout-s, the driver's
 #              default; "none" shows the service without deadlines)
-#   CONNSxDEPTH  the driver's --connections and --depth (default 8x128; 4x16 is the
-#              driver's own default, whose in-flight ceiling of 64 binds before the leaf's
+#   CONNSxDEPTH  the driver's --connections and --depth (default: the driver's own, 4
+#              connections, --depth auto: each step's in-flight ceiling is rate x the
+#              deadline, so the driver never holds back a request that could still be
+#              answered in time; a fixed ceiling such as 4x16 = 64 binds before the leaf's
 #              limit: requests then wait in the driver's backlog and reach the leaf late)
 #
 # One mock and one leaf with their defaults (the leaf's pools sized from the CPUs, inflight
-# limit 256), as frontload run starts them. The driver: 8 connections x depth 128 by
-# default, so its in-flight ceiling (1024) never binds before the leaf's inflight limit
-# does: the leaf, not the driver, meets the overload. --timeout-s 3 (what frontload run gives the driver
+# limit 256), as frontload run starts them. The driver with its defaults (--depth auto), so
+# its in-flight ceiling never binds before the leaf's inflight limit does: the leaf, not
+# the driver, meets the overload. --timeout-s 3 (what frontload run gives the driver
 # for the default 700 ms SLA). Requests: 16 stories of 1 KiB, 20,000 bytes packed, 10,000
 # reply bytes.
 #   1. capacity: leaf-client closed-loop, 1000 requests at depth 128 (enough to keep the
@@ -34,7 +36,7 @@ set -eu
 B=$(cd "${1:?usage: goodput.sh BUILD_DIR [WINDOW_S] [DEADLINE]}" && pwd)
 WINDOW=${2:-20}
 DEADLINE=${3:-timeout}
-CEIL=${4:-8x128}
+CEIL=${4:-4xauto}
 CONNS=${CEIL%x*}
 DEPTH=${CEIL#*x}
 for f in frontload-leaf frontload-mock frontload-driver tests/leaf-client libfrontload-extract.so; do

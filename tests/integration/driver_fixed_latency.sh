@@ -33,16 +33,6 @@
 DRIVER=$B/frontload-driver
 [ -x "$DRIVER" ] || fail "$DRIVER not built"
 
-# flt A OP B: floating-point comparison (awk); true when it holds.
-flt() {
-	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
-		if (a !~ /^-?[0-9.eE+-]+$/ || b !~ /^-?[0-9.eE+-]+$/) exit 2
-		r = (op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : a >= b)
-		exit !r }'
-}
-calc() {
-	awk "BEGIN { printf \"%.3f\", $* }"
-}
 
 QPS=40
 WARMUP=1

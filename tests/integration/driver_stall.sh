@@ -19,13 +19,6 @@
 DRIVER=$B/frontload-driver
 [ -x "$DRIVER" ] || fail "$DRIVER not built"
 
-# flt A OP B: floating-point comparison (awk); true when it holds.
-flt() {
-	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
-		if (a !~ /^-?[0-9.eE+-]+$/ || b !~ /^-?[0-9.eE+-]+$/) exit 2
-		r = (op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : a >= b)
-		exit !r }'
-}
 # msnow: milliseconds on the wall clock.
 msnow() {
 	echo $(($(date +%s%N) / 1000000))

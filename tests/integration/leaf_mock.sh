@@ -170,7 +170,7 @@ note "6. cpu_clock and pmu in the leaf stats"
 RANKER_STAGES="decode overheads extract stories rank compress reply"
 PMU_KEYS="instructions cycles l1i_misses itlb_misses branches branch_misses
 	stalled_cycles_frontend ipc l1i_mpki itlb_mpki branch_mpki branch_miss_pct
-	fe_stall_share mux_scale"
+	frontend_stall_cycle_ratio mux_scale"
 for f in "$L" "$LT"; do
 	w=$(basename "$f" .json)
 	method=$(get "$f" cpu_clock.method)

@@ -42,16 +42,6 @@ NCAP=160
 rss_kb() {
 	sed -n 's/^VmRSS:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "/proc/$1/status" 2>/dev/null
 }
-calc() {
-	awk "BEGIN { printf \"%.3f\", $* }"
-}
-# flt A OP B: floating-point comparison (awk); true when it holds.
-flt() {
-	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
-		if (a !~ /^-?[0-9.eE+-]+$/ || b !~ /^-?[0-9.eE+-]+$/) exit 2
-		r = (op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : a >= b)
-		exit !r }'
-}
 
 "$MOCK" --gen-cert "$T/tls" >/dev/null 2>&1 || fail "frontload-mock --gen-cert $T/tls failed"
 start_server mock "$MOCK" --port 0 --tls-dir "$T/tls" --threads 1 --corpus-mb 8 \

@@ -27,14 +27,6 @@ RUN=$B/frontload
 [ -x "$B/frontload-driver" ] || fail "$B/frontload-driver not built"
 LIMIT_S=120
 
-# flt A OP B: floating-point comparison (awk); true when it holds.
-flt() {
-	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
-		if (a !~ /^-?[0-9.eE+-]+$/ || b !~ /^-?[0-9.eE+-]+$/) exit 2
-		r = (op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : \
-			op == "==" ? a == b : a >= b)
-		exit !r }'
-}
 
 O=$T/run
 ARGS="--max-qps 32"

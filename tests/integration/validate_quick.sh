@@ -97,6 +97,13 @@ within 99.5 100.5 "$sum" "stage CPU shares' sum (%)"
 jq -e '.mix.instructions == .mix.ir - .mix.rep_ir_removed and .mix.rep_ir_removed >= 0 and
 	.mix.rep_executions <= .mix.rep_ir' "$T/v.json" >/dev/null ||
 	fail "rep correction inconsistent: $(jq -c '.mix | {ir, instructions, rep_ir, rep_ir_removed, rep_executions}' "$T/v.json")"
+# The uncorrected view counts every removed iteration again: as many instructions as
+# valgrind's Ir, MPKI lower by the same factor, instructions per taken branch higher.
+jq -e '.mix.uncorrected as $u | $u.instructions == .mix.ir and
+	$u.mem_pct >= .mix.mem_pct - 1e-9 and $u.insns_per_taken_branch >= .mix.insns_per_taken_branch and
+	(($u.l1i_mpki * .mix.ir) - (.rates.l1i_mpki * .mix.instructions) | fabs) <= 1e-6 * $u.l1i_mpki * .mix.ir' \
+	"$T/v.json" >/dev/null ||
+	fail "uncorrected mix inconsistent: $(jq -c '.mix.uncorrected' "$T/v.json")"
 jq -e '[.mix | .cond_branch_pct, .jump_pct, .indirect_jump_pct, .call_pct,
 	.indirect_call_pct, .ret_pct] | add <= 100' "$T/v.json" >/dev/null ||
 	fail "control-flow shares add up to more than 100%"
