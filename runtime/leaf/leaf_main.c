@@ -211,6 +211,9 @@ static const char usage_tail[] =
 "             in 8 in a row, so a stale estimate cannot shut the leaf out), max_queue_ms,\n"
 "             estimate_ms {<stage>: running 25th percentile of its wall ms over OK\n"
 "             requests; null before one finished}.\n"
+"  ready_ms   ms from exec until listening with library, corpus, model and fanout\n"
+"             channels ready (from /proc/self/stat's start time: +- one clock tick,\n"
+"             10 ms at CLK_TCK 100); null when /proc cannot be read.\n"
 "  cpu_clock  the stage clock of the RANKER threads: requested, method (perf-mmap or\n"
 "             clock_gettime), fast_path_unavailable (why not perf-mmap, null when in\n"
 "             use), threads per method. IO and FANOUT threads time no stage; pool\n"
@@ -584,7 +587,32 @@ static void leaf_start(struct leaf_server *s)
 		.meter = &s->meter,
 		.corpus = &s->corpus,
 		.model_bytes = fl_pipeline_model_bytes(s->pipeline),
+		.ready_ms = -1,  /* set once listening (main) */
 	};
+}
+
+/* Milliseconds since this process was exec'd: CLOCK_BOOTTIME now minus /proc/self/stat's
+ * starttime (field 22, clock ticks since boot, so the figure has the tick's resolution,
+ * 10 ms at CLK_TCK 100). Includes the dynamic loader and everything before main. -1 when
+ * /proc cannot be read. */
+static double leaf_exec_age_ms(void)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');  /* the command name may hold spaces and parentheses */
+	unsigned long long start = 0;
+	long tck = sysconf(_SC_CLK_TCK);
+	/* After ")": state is field 3, starttime field 22. */
+	if (p == NULL || tck <= 0 || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		"%*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
+		return -1;
+	uint64_t now = fl_clock_ns(CLOCK_BOOTTIME);
+	double age = (double)now / 1e6 - (double)start * 1e3 / (double)tck;
+	return now > 0 && age >= 0 ? age : -1;
 }
 
 static void leaf_banner(struct leaf_server *s)
@@ -598,6 +626,10 @@ static void leaf_banner(struct leaf_server *s)
 		"per variant)\n", fl_plan_footprint(&s->plan), s->lib.n, s->plan.active_copies,
 		s->plan.copies);
 	printf("  corpus:    %s, %zu bytes\n", s->corpus.source, s->corpus.len);
+	if (s->stats.ready_ms >= 0)
+		printf("  ready:     %.0f ms after exec (+- 1 clock tick)\n", s->stats.ready_ms);
+	else
+		printf("  ready:     unknown (/proc/self/stat unreadable)\n");
 	printf("  pools:     io %llu, ranker %llu, ", (unsigned long long)c->io_threads,
 		(unsigned long long)c->ranker_threads);
 	if (s->fanout)
@@ -743,6 +775,7 @@ int main(int argc, char **argv)
 		die(1, "libevent has no pthreads support");
 
 	leaf_start(s);
+	s->stats.ready_ms = leaf_exec_age_ms();  /* listening, everything loaded */
 	if (!s->cfg.quiet)
 		leaf_banner(s);
 	if (s->cfg.port_file) {

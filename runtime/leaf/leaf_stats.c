@@ -515,6 +515,8 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 		fl_fanout_meters(src->fanout, &m_fo);
 	else if (src->fanout_meter_final)
 		m_fo = *src->fanout_meter_final;
+	json_object_set_new(root, "ready_ms", src->ready_ms >= 0 ? json_real(src->ready_ms) :
+		json_null());
 	json_object_set_new(root, "cpu_clock", stats_cpu_clock(src->meter, &m_rk));
 	json_object_set_new(root, "pmu", stats_pmu(src->meter, &m_rk, &m_io, &m_fo));
 

@@ -149,6 +149,8 @@ struct fl_leaf_stats_src {
 	const struct fl_meter_sum *fanout_meter_final; /* FANOUT meters of a freed fanout */
 	const struct fl_corpus *corpus;   /* reply and filler bytes (its mapping's size) */
 	size_t model_bytes;               /* DLRM weights and tables (0: not known) */
+	double ready_ms;                  /* exec to listening with everything loaded (ms,
+	                                     +- one clock tick); < 0: not measured */
 };
 
 /* Build the stats object (new reference), or NULL when out of memory. Main thread. */

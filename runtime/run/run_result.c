@@ -533,6 +533,7 @@ static json_t *leaf_stats_json(const struct fl_run_instance *in)
 		copy_key(w, whole, "pmu");
 		json_object_set_new(j, "whole_run", w);
 		copy_key(j, whole, "cpu_clock");
+		copy_key(j, whole, "ready_ms");
 		const json_t *c = json_object_get(whole, "config");
 		if (json_is_object(c))
 			json_object_set(j, "leaf_config", (json_t *)c);

@@ -12,7 +12,8 @@
 #    leaf asks auto, the TLS leaf clock_gettime), stage CPU is sane (extract > 0, RANKER
 #    stages within the RANKER pool's CPU); pmu: numbers where the host counts, else
 #    supported false with a reason and every event and metric "unsupported: ..." (the TLS
-#    leaf runs --pmu off); --cpu-clock perf-mmap where the fast path is missing, and bad
+#    leaf runs --pmu off); ready_ms (exec to listening) a time in (0, 60 s);
+#    --cpu-clock perf-mmap where the fast path is missing, and bad
 #    --cpu-clock/--pmu values, stop the leaf at startup
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
 . "$(dirname "$0")/common.inc"
@@ -204,6 +205,11 @@ for f in "$L" "$LT"; do
 		done
 	done
 	note "$w: stage clock $method, pmu unsupported: $why"
+done
+# ready_ms: measured from exec, so more than 0 and, here, well under a minute.
+for f in "$L" "$LT"; do
+	r=$(get "$f" ready_ms)
+	flt "$r" ">" 0 && flt "$r" "<" 60000 || fail "6: ready_ms '$r' is not a time in (0, 60000) ms"
 done
 assert_eq "$(get "$L" cpu_clock.requested)" auto "6: plain leaf clock asked"
 assert_eq "$(get "$LT" cpu_clock.requested)" clock_gettime "6: TLS leaf clock asked"

@@ -9,7 +9,7 @@
 #   - DIR/result.json is valid JSON with status "complete", converged false,
 #     sla_bound_qps null and lower_bound_qps = 32 (a lower bound, named as one),
 #     final_pass true, final_requested_qps > 0, final_achieved_qps >= 95% of it,
-#     p95_ms <= sla_p95_ms;
+#     p95_ms <= sla_p95_ms, and the leaf's ready time (instances[0].leaf_stats.ready_ms);
 #   - DIR/steps.csv has its header and a row per step, the last one the final window, and
 #     result.json has at least as many steps;
 #   - no process of the run is left behind (frontload stops its children).
@@ -69,6 +69,8 @@ flt "$req" ">" 0 || fail "final_requested_qps $req"
 flt "$ach" ">=" "$(awk -v r="$req" 'BEGIN { print 0.95 * r }')" ||
 	fail "final_achieved_qps $ach < 95% of final_requested_qps $req"
 flt "$p95" "<=" "$sla" || fail "final p95_ms $p95 > sla_p95_ms $sla"
+ready=$(jq '.instances[0].leaf_stats.ready_ms' "$R")
+flt "$ready" ">" 0 || fail "instances[0].leaf_stats.ready_ms '$ready': the leaf's ready time"
 
 S=$O/steps.csv
 [ -s "$S" ] || fail "no $S"
