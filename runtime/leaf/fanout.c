@@ -25,7 +25,7 @@
 #include "clock.h"
 #include "corpus.h"
 #include "frontload.pb-c.h"
-#include "leaf_stats.h"
+#include "meter.h"
 #include "rng.h"
 #include "sampler.h"
 #include "tls.h"

@@ -23,7 +23,7 @@
 #include <openssl/ssl.h>
 
 #include "clock.h"
-#include "leaf_stats.h"
+#include "meter.h"
 #include "overheads.h"
 #include "ranker.h"
 #include "tls.h"

@@ -27,6 +27,7 @@
 #include "leaf_stats.h"
 #include "libload.h"
 #include "memacct.h"
+#include "meter.h"
 #include "overheads.h"
 #include "paths.h"
 #include "pipeline.h"
