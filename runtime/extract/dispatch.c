@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "dispatch.h"
-#include "../common/errbuf.h"
+#include "errbuf.h"
 #include "fl_extract.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,

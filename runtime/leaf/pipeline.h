@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "stages.h"
-#include "../common/zcodec.h"
+#include "zcodec.h"
 
 struct fl_plan;
 struct fl_corpus;
