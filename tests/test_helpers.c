@@ -12,17 +12,18 @@
 #include <string.h>
 
 #include "fl_extract.h"
+#include "rng.h"
 
 #define HIT_SAMPLES 100000u   /* random lookups per measured hit rate */
 
 /* splitmix64 step: the tests' random source. */
 static uint64_t test_rand(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	struct fl_rng r = { *s };
+	uint64_t z = fl_rng_next(&r);
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	*s = r.s;
+	return z;
 }
 
 /* The run's seed: FL_TEST_SEED if set, else a fixed default; printed for replay. */

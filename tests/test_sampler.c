@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "paths.h"
+#include "rng.h"
 #include "sampler.h"
 
 #define TEST_PATH 4096u
@@ -222,10 +223,11 @@ static void test_clamp(void **state)
 /* splitmix64, for a reproducible Monte Carlo. */
 static uint64_t test_rand(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	struct fl_rng r = { *x };
+	uint64_t z = fl_rng_next(&r);
+
+	*x = r.s;
+	return z;
 }
 
 /* fl_pct_mean against 1e6 samples, within 1%, for every table. The samples are jittered

@@ -15,6 +15,7 @@
 #include "leaf_io.h"
 #include "memacct.h"
 #include "meter.h"
+#include "osfile.h"
 #include "overheads.h"
 #include "ranker.h"
 #include "sampler.h"
@@ -387,30 +388,22 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 int fl_leaf_stats_write(const struct fl_leaf_stats_src *src, const char *path, char *err,
 	size_t errlen)
 {
-	char tmp[4096];
+	struct fl_atomic_file a;
+	char why[2 * FL_OSFILE_PATH_MAX + 64] = "";
 	json_t *root = fl_leaf_stats_json(src);
 	if (!root) {
 		snprintf(err, errlen, "stats: out of memory");
 		return -1;
 	}
-	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		json_decref(root);
-		snprintf(err, errlen, "stats: path too long: %s", path);
-		return -1;
+	int rc = fl_atomic_open(&a, path, 0644, 0, why, sizeof(why));
+	if (rc == 0) {
+		int ok = json_dumpf(root, a.f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0;
+		if (!ok)
+			snprintf(why, sizeof(why), "cannot write %s: %s", a.tmp, strerror(errno));
+		rc = fl_atomic_commit(&a, ok, why, sizeof(why));
 	}
-	int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	json_decref(root);
-	if (rc != 0) {
-		snprintf(err, errlen, "stats: cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) != 0) {
-		snprintf(err, errlen, "stats: cannot rename %s to %s: %s", tmp, path,
-			strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	if (rc != 0)
+		snprintf(err, errlen, "stats: %s", why);
+	return rc;
 }

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "measure.h"
+#include "osfile.h"
 
 #define ST_MAX_LIST 32
 #define ST_MAX_POINTS 256
@@ -728,22 +729,6 @@ static int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 int fm_study_main(int argc, char **argv)
 {
 	struct st_point *points;
@@ -792,7 +777,7 @@ int fm_study_main(int argc, char **argv)
 		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
 		snprintf(dir, sizeof(dir), "results/study-%s", ts);
 	}
-	if (mkdir_p(dir) != 0) {
+	if (fl_mkdir_p(dir, 0755, NULL, 0) != 0) {
 		fprintf(stderr, FM_PROG ": cannot make %s: %s\n", dir, strerror(errno));
 		json_decref(notes);
 		free(points);

@@ -7,6 +7,7 @@
 #include "frontload.pb-c.h"
 #include "memacct.h"
 #include "mock_methods.h"
+#include "osfile.h"
 #include "tls.h"
 #include "wire.h"
 #include "zcodec.h"
@@ -948,20 +949,11 @@ int mock_server_write_stats(struct mock_server *s, const char *path)
 {
 	if (!path)
 		return 0;
-	char tmp[PATH_MAX];
-	int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	if (n <= 0 || (size_t)n >= sizeof tmp)
+	struct fl_atomic_file a;
+	if (fl_atomic_open(&a, path, 0644, 0, NULL, 0) != 0)
 		return -1;
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	srv_stats_json(s, f);
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	srv_stats_json(s, a.f);
+	return fl_atomic_commit(&a, 1, NULL, 0);
 }
 
 void mock_server_free(struct mock_server *s)
