@@ -14,6 +14,7 @@
 
 #include "measure.h"
 #include "osfile.h"
+#include "process.h"
 
 #define ST_MAX_LIST 32
 #define ST_MAX_POINTS 256
@@ -550,7 +551,7 @@ static int st_has(const struct st_point *p, size_t n, int kind, uint64_t copies,
 static int st_plots(const char *dir, const struct st_point *p, size_t n,
 	const struct st_args *a, const char *cpu_i1)
 {
-	char path[4200], cmd[8600];
+	char path[4200];
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/study.gp", dir);
@@ -607,8 +608,9 @@ static int st_plots(const char *dir, const struct st_point *p, size_t n,
 		fprintf(fp, "\nunset logscale x\n");
 	}
 	fclose(fp);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot study.gp 2> gnuplot.log", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	const char *const argv[] = { "gnuplot", "study.gp", NULL };
+	struct fl_spawn_opts o = { .cwd = dir, .stderr_path = "gnuplot.log" };
+	return fl_spawn_wait(argv, &o, NULL, 0) == 0 ? 0 : -1;
 }
 
 static void md_num(FILE *fp, double v, const char *fmt)
