@@ -18,26 +18,7 @@
 #include <cmocka.h>
 
 #include "osfile.h"
-
-static int setup(void **state)
-{
-	const char *t = getenv("TMPDIR");
-	char *dir = malloc(4096);
-
-	snprintf(dir, 4096, "%s/test_osfile.XXXXXX", t && *t ? t : "/tmp");
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	*state = dir;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	int rc = fl_rmtree(*state);
-
-	free(*state);
-	return rc;
-}
+#include "testutil.h"
 
 /* Entries of dir, "." and ".." left out. */
 static int count_entries(const char *dir)
@@ -54,16 +35,6 @@ static int count_entries(const char *dir)
 	return n;
 }
 
-static void read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	assert_non_null(f);
-	size_t n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
-
 /* 1. A write replaces the target whole, with the mode asked for whatever the umask, and
  * leaves no temporary behind. */
 static void test_replace(void **state)
@@ -78,10 +49,10 @@ static void test_replace(void **state)
 	assert_int_equal(fl_atomic_open(&a, path, 0644, FL_ATOMIC_SYNC, err, sizeof(err)), 0);
 	umask(old);
 	fputs("new", a.f);
-	read_file(path, buf, sizeof(buf));
+	test_read_file(path, buf, sizeof(buf));
 	assert_string_equal(buf, "old\n"); /* not replaced before the commit */
 	assert_int_equal(fl_atomic_commit(&a, 1, err, sizeof(err)), 0);
-	read_file(path, buf, sizeof(buf));
+	test_read_file(path, buf, sizeof(buf));
 	assert_string_equal(buf, "new");
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
@@ -102,7 +73,7 @@ static void test_abandon(void **state)
 	snprintf(err, sizeof(err), "mine");
 	assert_int_equal(fl_atomic_commit(&a, 0, err, sizeof(err)), -1);
 	assert_string_equal(err, "mine");
-	read_file(path, buf, sizeof(buf));
+	test_read_file(path, buf, sizeof(buf));
 	assert_string_equal(buf, "41\n");
 	assert_int_equal(count_entries(*state), 1);
 }
@@ -165,10 +136,10 @@ static void test_mkdir_p(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abandon, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replace, test_tmp_setup, test_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_abandon, test_tmp_setup, test_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_errors, test_tmp_setup, test_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_mkdir_p, test_tmp_setup, test_tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

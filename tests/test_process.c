@@ -15,36 +15,7 @@
 
 #include "osfile.h"
 #include "process.h"
-
-static int setup(void **state)
-{
-	const char *t = getenv("TMPDIR");
-	char *dir = malloc(4096);
-
-	snprintf(dir, 4096, "%s/test_process.XXXXXX", t && *t ? t : "/tmp");
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	*state = dir;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	int rc = fl_rmtree(*state);
-
-	free(*state);
-	return rc;
-}
-
-static void read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	assert_non_null(f);
-	size_t n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
+#include "testutil.h"
 
 /* 1. The exit status comes back, and arguments reach the child as they are: quotes,
  * spaces and $ are not interpreted by any shell. */
@@ -59,7 +30,7 @@ static void test_status_and_args(void **state)
 	assert_int_equal(fl_spawn_wait(quiet, NULL, err, sizeof(err)), 7);
 	snprintf(out, sizeof(out), "%s/out", (char *)*state);
 	assert_int_equal(fl_spawn_wait(echo, &o, err, sizeof(err)), 0);
-	read_file(out, buf, sizeof(buf));
+	test_read_file(out, buf, sizeof(buf));
 	assert_string_equal(buf, "it's|a b|$HOME|");
 }
 
@@ -78,7 +49,7 @@ static void test_cwd_stderr_env(void **state)
 	setenv("FL_SPAWN_A", "inherited", 1);
 	assert_int_equal(fl_spawn_wait(argv, &o, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/log", (char *)*state);
-	read_file(path, buf, sizeof(buf));
+	test_read_file(path, buf, sizeof(buf));
 	assert_non_null(realpath(*state, real));
 	snprintf(path, sizeof(path), "%s\none two\n", real);
 	assert_string_equal(buf, path);
@@ -107,8 +78,8 @@ static void test_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_status_and_args, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cwd_stderr_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_and_args, test_tmp_setup, test_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_cwd_stderr_env, test_tmp_setup, test_tmp_teardown),
 		cmocka_unit_test(test_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "paths.h"
-#include "rng.h"
 #include "sampler.h"
+#include "testutil.h"
 
 #define TEST_PATH 4096u
 #define TEST_ERRLEN 512u
@@ -218,16 +218,6 @@ static void test_clamp(void **state)
 	assert_true(fl_pct_sample(&s->req, 2) == 18882521);
 	struct fl_pct empty = {.n = 0};
 	assert_true(fl_pct_sample(&empty, 0.5) == 0 && fl_pct_mean(&empty) == 0);
-}
-
-/* splitmix64, for a reproducible Monte Carlo. */
-static uint64_t test_rand(uint64_t *x)
-{
-	struct fl_rng r = { *x };
-	uint64_t z = fl_rng_next(&r);
-
-	*x = r.s;
-	return z;
 }
 
 /* fl_pct_mean against 1e6 samples, within 1%, for every table. The samples are jittered
