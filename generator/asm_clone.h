@@ -1,9 +1,10 @@
 /* asm_clone.h: derive copies of a generated function from the assembly of a few probes.
  *
  * Copies of one structural variant differ only in integer constants, so instead of compiling
- * every copy with gcc the build compiles three probes of the variant, fits each integer that
- * differs between them to a linear rule of one per-copy constant (value = s * k[j] + d), and
- * writes every copy by substituting its own constants into the probe's assembly text.
+ * every copy with gcc the build compiles a few probes of the variant (FL_NPROBES, probes.h),
+ * takes three whose assembly lines up, fits each integer that differs between them to a
+ * linear rule of one per-copy constant (value = s * k[j] + d), and writes every copy by
+ * substituting its own constants into the probe's assembly text.
  *
  * Reading a probe (x86-64 AT&T syntax as gcc 12 prints it with -O2 -fPIC -S):
  *  - The text is split into tokens; the three probes' token streams must be identical except

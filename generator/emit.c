@@ -14,6 +14,7 @@
 #include "expand.h"
 #include "gen.h"
 #include "pattern.h"
+#include "probes.h"
 #include "util.h"
 
 void progress(const struct gen *g, const char *what, uint64_t done, uint64_t total)
@@ -271,8 +272,8 @@ void emit_c_shards(const struct gen *g, int nshards)
 	free(jobs);
 }
 
-/* Probes per variant in --mode asm: configure writes one compile edge per probe. */
-#define NPROBES 6
+/* Probes per variant in --mode asm (probes.h: configure writes one compile edge per probe). */
+#define NPROBES FL_NPROBES
 
 static void probe_path(struct buf *b, const char *dir, const struct variant *v, int i,
 		       const char *ext)

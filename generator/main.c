@@ -10,6 +10,7 @@
 #include "expand.h"
 #include "gen.h"
 #include "pattern.h"
+#include "probes.h"
 #include "util.h"
 #include "verify.h"
 
@@ -32,8 +33,8 @@ static const char usage[] =
 "  --copies N         copies of each variant, 1..99999 (default 1000)\n"
 "  --seed S           seed of every per-copy constant (default 1); the same seed gives\n"
 "                     byte-identical output, another seed other constants\n"
-"  --mode asm|c       asm: write 3 probes per variant (DIR/probes/*.c) for the build to\n"
-"                     compile and the clone step to clone; c: write every copy as C\n"
+"  --mode asm|c       asm: write " FL_NPROBES_STR " probes per variant (DIR/probes/*.c) for the\n"
+"                     build to compile and the clone step to clone; c: write every copy as C\n"
 "                     shards (DIR/shards/shard_NNNN.c). Default asm.\n"
 "  --shards N         number of shards, balanced by bytes (default 8)\n"
 "  --config FILE      JSON object recorded by ./configure, embedded in the library\n"
@@ -78,7 +79,7 @@ static long parse_num(const char *flag, const char *s, long lo, long hi)
 	return v;
 }
 
-/* Pairwise distinct structural signatures across patterns (PATTERNS.md: shapes differ). */
+/* Pairwise distinct structural signatures across patterns (patterns/README.md rule 6). */
 static void check_signatures(const struct gen *g)
 {
 	for (int a = 0; a < g->np; a++)

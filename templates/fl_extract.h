@@ -3,7 +3,7 @@
  * Generated code includes this header and nothing else. Every generated function has the
  * type fl_extract_fn and reads only the request context below; it writes features through
  * FL_YIELD / FL_YIELD_SPARSE. The runtime fills the context from story bytes, so branch
- * outcomes in generated code follow real data (PATTERNS.md rule 2).
+ * outcomes in generated code follow real data (patterns/README.md rule 2).
  */
 #ifndef FL_EXTRACT_H
 #define FL_EXTRACT_H

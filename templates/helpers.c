@@ -1,9 +1,9 @@
 /* helpers.c: the shared hot helpers and map builder every extractor library carries.
  *
- * Generated extractors call these as real, non-inlined functions (PATTERNS.md rule 5): the
- * hash-map find is a chain of four calls (fl_hmap_find -> hmap_lookup -> hmap_probe ->
- * hmap_slot_match, with hmap_hash beside the probe), so a profile shows shared code beside
- * the unique generated code. Everything here is integer-only and keeps no global mutable
+ * Generated extractors call these as real, non-inlined functions (patterns/README.md rule
+ * 5): the hash-map find is a chain of four calls (fl_hmap_find -> hmap_lookup -> hmap_probe
+ * -> hmap_slot_match, with hmap_hash beside the probe), so a profile shows shared code
+ * beside the unique generated code. Everything here is integer-only and keeps no global mutable
  * state; the runtime builds the map (fl_hmap_build) and hands it over in the context.
  */
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* test_asm_clone.c: tests for generator/asm_clone.c (fit probe assembly, emit copies).
  *
  * Build and run (from the repository root):
- *   gcc -O2 -g -Wall -Wextra -I/work/main/generator tests/test_asm_clone.c \
+ *   gcc -O2 -g -Wall -Wextra -Igenerator tests/test_asm_clone.c \
  *       generator/asm_clone.c generator/util.c $(pkg-config --cflags --libs cmocka) \
  *       -o /tmp/test_asm_clone && /tmp/test_asm_clone
  * The end-to-end test runs gcc, objdump and the dynamic loader in a mkdtemp directory

@@ -1,4 +1,4 @@
-/* test_cputime.c: tests for runtime/measure/cputime.c (per-thread CPU clock and fallback).
+/* test_cputime.c: tests for runtime/common/cputime.c (per-thread CPU clock and fallback).
  *
  * Each behaviour test runs once per method: the one AUTO picks, then CLOCK_GETTIME (on
  * hosts with cap_user_time=0 both are clock_gettime). Build: ninja tests/test_cputime.

@@ -13,27 +13,10 @@
 
 #include "fl_extract.h"
 
+#define TEST_SEED_DEFAULT 0x5eed0001ull /* test_seed() without FL_TEST_SEED */
+#include "testutil.h"
+
 #define HIT_SAMPLES 100000u   /* random lookups per measured hit rate */
-
-/* splitmix64 step: the tests' random source. */
-static uint64_t test_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* The run's seed: FL_TEST_SEED if set, else a fixed default; printed for replay. */
-static uint64_t test_seed(void)
-{
-	const char *e = getenv("FL_TEST_SEED");
-	uint64_t seed = e ? strtoull(e, NULL, 0) : 0x5eed0001ull;
-
-	print_message("seed = %#llx (FL_TEST_SEED to replay)\n", (unsigned long long)seed);
-	return seed;
-}
 
 static int test_cmp_u64(const void *a, const void *b)
 {

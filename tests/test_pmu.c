@@ -1,4 +1,4 @@
-/* test_pmu.c: tests for runtime/measure/pmu.c (counter groups, scaling, sums, metrics).
+/* test_pmu.c: tests for runtime/common/pmu.c (counter groups, scaling, sums, metrics).
  *
  * Test 1 takes whichever branch the host allows: without a PMU, open must fail with the
  * errno text and leave no fd; with one, a busy loop must count instructions. The others

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "run_ci.h"
+#include "quantile_ci.h"
 #include "run_search.h"
 
 /* What a synthetic step is made to do, whatever the model says. */
@@ -494,7 +494,7 @@ static void test_judge(void **state)
 	assert_string_equal(fl_verdict_name(FL_VERDICT_UNSURE), "unsure");
 }
 
-/* The order-statistics interval (run_ci.h), step sizing and the in-flight ceiling. */
+/* The order-statistics interval (quantile_ci.h), step sizing and the in-flight ceiling. */
 static void test_interval_sizing(void **state)
 {
 	(void)state;

@@ -17,6 +17,7 @@
 
 #include "paths.h"
 #include "sampler.h"
+#include "testutil.h"
 
 #define TEST_PATH 4096u
 #define TEST_ERRLEN 512u
@@ -217,15 +218,6 @@ static void test_clamp(void **state)
 	assert_true(fl_pct_sample(&s->req, 2) == 18882521);
 	struct fl_pct empty = {.n = 0};
 	assert_true(fl_pct_sample(&empty, 0.5) == 0 && fl_pct_mean(&empty) == 0);
-}
-
-/* splitmix64, for a reproducible Monte Carlo. */
-static uint64_t test_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 /* fl_pct_mean against 1e6 samples, within 1%, for every table. The samples are jittered

@@ -17,28 +17,11 @@
 #include "wire.h"
 #include "zcodec.h"
 
+#define TEST_SEED_DEFAULT 0x5eed0002ull /* test_seed() without FL_TEST_SEED */
+#include "testutil.h"
+
 #define MAX_PAYLOAD (1u << 20)  /* receiver limit used by most tests (bytes) */
 #define FUZZ_ROUNDS 2000u       /* random inputs per robustness test */
-
-/* splitmix64 step: the tests' random source. */
-static uint64_t test_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* The run's seed: FL_TEST_SEED if set, else a fixed default; printed for replay. */
-static uint64_t test_seed(void)
-{
-	const char *e = getenv("FL_TEST_SEED");
-	uint64_t seed = e ? strtoull(e, NULL, 0) : 0x5eed0002ull;
-
-	print_message("seed = %#llx (FL_TEST_SEED to replay)\n", (unsigned long long)seed);
-	return seed;
-}
 
 static void test_fill_random(uint64_t *s, uint8_t *p, size_t n)
 {

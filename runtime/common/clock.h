@@ -5,7 +5,7 @@
  * fl_thread_cpu_ns is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the
  * fallback stage clock of frontload-simreq and of pipelines without a worker clock (a read
  * measured 0.2-0.3 µs on this project's VMs with tests/cputime-bench). The leaf's ranker
- * threads time stages with their own struct fl_cputime (runtime/measure/cputime.h: the
+ * threads time stages with their own struct fl_cputime (runtime/common/cputime.h: the
  * perf mmap clock where the host offers it), set by fl_worker_set_cpu_clock; either way a
  * clock is read per stage per request, never per generated call.
  */

@@ -19,13 +19,18 @@ static inline void fl_rng_seed(struct fl_rng *r, uint64_t seed)
 	r->s = seed;
 }
 
-/* Next 64 random bits. */
-static inline uint64_t fl_rng_next(struct fl_rng *r)
+/* splitmix64's output mix alone: a 64-bit hash of z (a bijection), for keys and ids. */
+static inline uint64_t fl_rng_mix64(uint64_t z)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
+}
+
+/* Next 64 random bits. */
+static inline uint64_t fl_rng_next(struct fl_rng *r)
+{
+	return fl_rng_mix64(r->s += 0x9e3779b97f4a7c15ull);
 }
 
 /* Uniform double in [0, 1) with 53 random bits. */

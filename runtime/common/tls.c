@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "tls.h"
 
+#include "osfile.h"
 #include "paths.h"
 
 #include <errno.h>
@@ -111,40 +112,6 @@ static int tls_path(char *out, size_t outlen, const char *dir, const char *name)
 	return n > 0 && (size_t)n < outlen ? 0 : -1;
 }
 
-/* mkdir -p: parents get 0755, the last component mode. */
-static int tls_mkdirs(const char *dir, mode_t mode, char *err, size_t errlen)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(dir);
-	if (n == 0 || n >= sizeof buf) {
-		if (err)
-			snprintf(err, errlen, "bad certificate directory \"%s\"", dir);
-		return -1;
-	}
-	memcpy(buf, dir, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
-			tls_err_os(err, errlen, "cannot create", buf);
-			return -1;
-		}
-		*p = '/';
-	}
-	if (mkdir(buf, mode) != 0 && errno != EEXIST) {
-		tls_err_os(err, errlen, "cannot create", buf);
-		return -1;
-	}
-	struct stat st;
-	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		if (err)
-			snprintf(err, errlen, "%s is not a directory", buf);
-		return -1;
-	}
-	return 0;
-}
-
 static int tls_add_ext(X509 *x, int nid, const char *value)
 {
 	X509V3_CTX ctx;
@@ -200,48 +167,21 @@ fail:
 	return NULL;
 }
 
-/* Write a PEM file through a temporary name and rename it into place, so a reader never
- * sees half a file. key != NULL writes the private key, else the certificate. */
+/* Write a PEM file through a temporary name and rename it into place (osfile.h), synced,
+ * so a reader never sees half a file. key != NULL writes the private key, else the
+ * certificate. */
 static int tls_write_pem(const char *path, mode_t mode, EVP_PKEY *key, X509 *cert,
 	char *err, size_t errlen)
 {
-	char tmp[PATH_MAX];
-	int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	if (n <= 0 || (size_t)n >= sizeof tmp) {
-		if (err)
-			snprintf(err, errlen, "path too long: %s", path);
+	struct fl_atomic_file a;
+
+	if (fl_atomic_open(&a, path, mode, FL_ATOMIC_SYNC, err, errlen) != 0)
 		return -1;
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0) {
-		tls_err_os(err, errlen, "cannot create", tmp);
-		return -1;
-	}
-	fchmod(fd, mode);  /* umask may have narrowed or the file existed */
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		tls_err_os(err, errlen, "cannot open", tmp);
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	int ok = key ? PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL)
-	             : PEM_write_X509(f, cert);
-	if (fflush(f) != 0 || fsync(fd) != 0)
-		ok = 0;
-	if (fclose(f) != 0)
-		ok = 0;
-	if (!ok) {
+	int ok = key ? PEM_write_PrivateKey(a.f, key, NULL, NULL, 0, NULL, NULL)
+	             : PEM_write_X509(a.f, cert);
+	if (!ok)
 		tls_err(err, errlen, "cannot write PEM");
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) != 0) {
-		tls_err_os(err, errlen, "cannot rename to", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return fl_atomic_commit(&a, ok, err, errlen);
 }
 
 static int tls_both_exist(const char *cert, const char *key)
@@ -261,7 +201,7 @@ int fl_tls_ensure_cert(const char *dir, char *err, size_t errlen)
 	}
 	if (tls_both_exist(cert, key))
 		return 0;
-	if (tls_mkdirs(dir, 0700, err, errlen))
+	if (fl_mkdir_p(dir, 0700, err, errlen))
 		return -1;
 
 	/* Processes starting together (a mock per test) must not pair one's key with

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "driver_report.h"
 #include "hist.h"
+#include "net.h"
 #include "reqgen.h"
 #include "rng.h"
 #include "tls.h"
@@ -862,22 +863,13 @@ static int drv_thread_setup(struct fl_driver *d, struct drv_thread *t, unsigned 
 
 static int drv_resolve(struct fl_driver *d, char *err, size_t errlen)
 {
-	struct addrinfo hints, *res = NULL;
-	char port[8];
-	int rc;
+	char why[256];
 
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(port, sizeof port, "%u", (unsigned)d->cfg.port);
-	rc = getaddrinfo(d->cfg.host, port, &hints, &res);
-	if (rc != 0 || res == NULL) {
-		snprintf(err, errlen, "resolve %s: %s", d->cfg.host, gai_strerror(rc));
+	if (fl_net_resolve(d->cfg.host, d->cfg.port, 0, &d->addr, &d->addrlen, why,
+	    sizeof why) != 0) {
+		snprintf(err, errlen, "resolve %s: %s", d->cfg.host, why);
 		return -1;
 	}
-	memcpy(&d->addr, res->ai_addr, res->ai_addrlen);
-	d->addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
 	return 0;
 }
 

@@ -20,8 +20,9 @@
 #include "corpus.h"
 #include "driver_engine.h"
 #include "driver_report.h"
+#include "osfile.h"
+#include "quantile_ci.h"
 #include "reqgen.h"
-#include "run_ci.h"
 #include "schedule.h"
 #include "tls.h"
 #include "zcodec.h"
@@ -253,23 +254,11 @@ static json_t *drv_config_json(const struct drv_args *a)
 /* Write text to path through a temporary file and a rename (no half-written results). */
 static int drv_write_file(const char *path, int (*emit)(FILE *, const void *), const void *arg)
 {
-	char tmp[4096];
-	FILE *f;
-	int rc;
+	struct fl_atomic_file a;
 
-	if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
+	if (fl_atomic_open(&a, path, 0644, 0, NULL, 0) != 0)
 		return -1;
-	f = fopen(tmp, "w");
-	if (f == NULL)
-		return -1;
-	rc = emit(f, arg);
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return fl_atomic_commit(&a, emit(a.f, arg) == 0, NULL, 0);
 }
 
 /* What the output writers need. */

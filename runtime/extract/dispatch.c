@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "dispatch.h"
-#include "../common/errbuf.h"
+#include "errbuf.h"
 #include "fl_extract.h"
+#include "rng.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	"story words are read in host order and the contract says little endian");
@@ -34,27 +35,17 @@ struct ctx_owner {
 	size_t nmaps;                             /* entries in maps */
 };
 
-/* One step of splitmix64: all randomness here comes from seeds through it. */
-static uint64_t dispatch_splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Uniform integer in [0, bound) for bound >= 1, unbiased (Lemire's multiply and reject):
  * the modulo runs only when a draw lands in the biased low part, so almost never. */
-static uint32_t plan_below(uint64_t *rng, uint32_t bound)
+static uint32_t plan_below(struct fl_rng *rng, uint32_t bound)
 {
-	uint64_t m = (uint64_t)(uint32_t)dispatch_splitmix64(rng) * bound;
+	uint64_t m = (uint64_t)(uint32_t)fl_rng_next(rng) * bound;
 
 	if ((uint32_t)m < bound) {
 		uint32_t t = (uint32_t)(-bound) % bound;
 
 		while ((uint32_t)m < t)
-			m = (uint64_t)(uint32_t)dispatch_splitmix64(rng) * bound;
+			m = (uint64_t)(uint32_t)fl_rng_next(rng) * bound;
 	}
 	return (uint32_t)(m >> 32);
 }
@@ -86,7 +77,7 @@ static int plan_scan(const struct fl_fn_entry *tab, size_t n, size_t *npatterns,
 int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uint64_t seed,
 	uint32_t active_copies, char *err, size_t errlen)
 {
-	uint64_t rng = seed;
+	struct fl_rng rng = { seed };
 	size_t kept = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -102,7 +93,7 @@ int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uin
 		return -1;
 	p->active_copies = active_copies == 0 || active_copies > p->copies ? p->copies : active_copies;
 	p->seed = seed;
-	p->salt = (uint32_t)dispatch_splitmix64(&(uint64_t){ seed ^ PLAN_SALT_KEY });
+	p->salt = (uint32_t)fl_rng_next(&(struct fl_rng){ seed ^ PLAN_SALT_KEY });
 	p->reg_index = malloc(n * sizeof(*p->reg_index));
 	p->per_pattern = calloc(p->npatterns, sizeof(*p->per_pattern));
 	if (p->reg_index == NULL || p->per_pattern == NULL)
@@ -198,18 +189,18 @@ static void ctx_derive_qkeys(struct ctx_owner *o)
  * Q8.8, so a 64-dim dot product stays far inside int32), state words, request time. */
 static void ctx_fill_tables(struct ctx_owner *o, uint64_t seed)
 {
-	uint64_t rng = seed;
+	struct fl_rng rng = { seed };
 
 	for (uint32_t i = 0; i < FL_TABLE_SLOTS; i++)
-		o->table[i] = (uint32_t)dispatch_splitmix64(&rng);
+		o->table[i] = (uint32_t)fl_rng_next(&rng);
 	for (uint32_t i = 0; i < FL_EMB_ROWS * FL_EMB_DIM; i++)
-		o->emb[i] = (int16_t)((int32_t)FL_PICK(dispatch_splitmix64(&rng) >> 32, 513u) - 256);
+		o->emb[i] = (int16_t)((int32_t)FL_PICK(fl_rng_next(&rng) >> 32, 513u) - 256);
 	for (uint32_t i = 0; i < FL_STATE_WORDS; i++)
-		o->state[i] = dispatch_splitmix64(&rng);
+		o->state[i] = fl_rng_next(&rng);
 	/* Feature switches: 1 feature slot in 256 is turned off, as production kill switches. */
 	for (uint32_t i = 0; i < FL_DENSE_SLOTS; i++)
-		o->sink.enabled[i] = (dispatch_splitmix64(&rng) >> 56) != 0;
-	o->ctx.now_s = CTX_NOW_BASE_S + (uint32_t)(dispatch_splitmix64(&rng) >> 44);
+		o->sink.enabled[i] = (fl_rng_next(&rng) >> 56) != 0;
+	o->ctx.now_s = CTX_NOW_BASE_S + (uint32_t)(fl_rng_next(&rng) >> 44);
 }
 
 struct fl_ctx *fl_ctx_init(uint64_t seed, uint32_t nqkeys, char *err, size_t errlen)
@@ -279,7 +270,7 @@ int fl_ctx_set_story(struct fl_ctx *ctx, const void *bytes, size_t len)
 	struct ctx_owner *o;
 	uint8_t *story;
 	size_t n = len < FL_STORY_BYTES ? len : FL_STORY_BYTES;
-	uint64_t rng;
+	struct fl_rng rng;
 
 	if (ctx == NULL || (bytes == NULL && len > 0))
 		return -1;
@@ -287,9 +278,9 @@ int fl_ctx_set_story(struct fl_ctx *ctx, const void *bytes, size_t len)
 	story = (uint8_t *)o->story64;
 	if (n > 0)
 		memcpy(story, bytes, n);
-	rng = ctx_story_hash(story, n, len);
+	rng.s = ctx_story_hash(story, n, len);
 	for (size_t i = n; i < FL_STORY_BYTES; i += 8) {
-		uint64_t r = dispatch_splitmix64(&rng);
+		uint64_t r = fl_rng_next(&rng);
 
 		for (size_t b = 0; b < 8 && i + b < FL_STORY_BYTES; b++)
 			story[i + b] = (uint8_t)(r >> (8 * b));

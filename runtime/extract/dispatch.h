@@ -1,8 +1,8 @@
 /* dispatch.h: the runtime's API over the generated extractor table (plans, contexts).
  *
  * A plan is the order in which a leaf calls extractors: the registry (fl_registry()) cut to
- * the first A copies of every variant (the footprint knob, PATTERNS.md rule 1) and shuffled
- * with a seed, kept as a flat array of function pointers for the hot loop. A context is a
+ * the first A copies of every variant (the footprint knob, patterns/README.md rule 1) and
+ * shuffled with a seed, kept as a flat array of function pointers for the hot loop. A context is a
  * struct fl_ctx (templates/fl_extract.h) that owns its story buffer, tables, state, sink and
  * hash maps; story bytes and knobs are set between calls.
  *

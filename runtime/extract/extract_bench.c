@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "fl_extract.h"
 #include "libload.h"
+#include "osfile.h"
 
 static const char usage[] =
 "usage: frontload-extract-bench [options]\n"
@@ -36,13 +37,7 @@ static const char usage[] =
 "\n"
 "exit status: 0 on success, 2 on a bad flag, 1 when the library cannot be used.\n";
 
-static void die(int code, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "frontload-extract-bench: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	exit(code);
-}
+#define die(code, fmt, arg) fl_die("frontload-extract-bench", FL_DIE_EXIT, code, fmt, arg)
 
 static uint64_t parse_u64(const char *flag, const char *s, uint64_t hi)
 {

@@ -25,7 +25,8 @@
 #include "clock.h"
 #include "corpus.h"
 #include "frontload.pb-c.h"
-#include "leaf_stats.h"
+#include "meter.h"
+#include "net.h"
 #include "rng.h"
 #include "sampler.h"
 #include "tls.h"
@@ -858,19 +859,12 @@ static void fo_destroy(struct fl_fanout *f)
 
 static int fo_resolve(struct fl_fanout *f, char *err, size_t errlen)
 {
-	char port[8], msg[320];
-	snprintf(port, sizeof port, "%u", (unsigned)f->cfg.port);
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL;
-	int rc = getaddrinfo(f->host, port, &hints, &res);
-	if (rc != 0 || !res) {
-		snprintf(msg, sizeof msg, "resolve %s: %s", f->host, gai_strerror(rc));
+	char why[256], msg[320];
+	if (fl_net_resolve(f->host, f->cfg.port, 0, &f->addr, &f->addr_len, why, sizeof why)) {
+		snprintf(msg, sizeof msg, "resolve %s: %s", f->host, why);
 		fo_set_err(err, errlen, msg);
 		return -1;
 	}
-	memcpy(&f->addr, res->ai_addr, res->ai_addrlen);
-	f->addr_len = res->ai_addrlen;
-	freeaddrinfo(res);
 	return 0;
 }
 

@@ -40,7 +40,7 @@ struct fl_fanout_config {
 	const struct fl_rpc_dist *dist;
 	const struct fl_corpus *corpus; /* filler bytes of RpcRequest bodies */
 	uint64_t seed;                 /* reserved: calls are sampled from request_seed alone */
-	const struct fl_meter_config *meter; /* PMU group per thread (leaf_stats.h; FANOUT
+	const struct fl_meter_config *meter; /* PMU group per thread (meter.h; FANOUT
 	                                  threads time no stage, so no clock); NULL: none */
 	size_t scratch_keep_bytes;     /* a thread's request/reply buffer larger than this is
 	                                  freed after each call; 0: grow-only */

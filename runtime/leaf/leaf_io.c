@@ -23,7 +23,8 @@
 #include <openssl/ssl.h>
 
 #include "clock.h"
-#include "leaf_stats.h"
+#include "meter.h"
+#include "net.h"
 #include "overheads.h"
 #include "ranker.h"
 #include "tls.h"
@@ -551,31 +552,13 @@ static void *io_main(void *arg)
 static int io_resolve(const char *host, uint16_t port, struct sockaddr_storage *ss,
 	socklen_t *sslen, char *err, size_t errlen)
 {
-	struct addrinfo hints, *res = NULL;
-	char portstr[8];
+	char why[256];
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
-	int rc = getaddrinfo(host, portstr, &hints, &res);
-	if (rc != 0 || !res) {
-		snprintf(err, errlen, "cannot resolve --host %s: %s", host, gai_strerror(rc));
+	if (fl_net_resolve(host, port, 1, ss, sslen, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "cannot resolve --host %s: %s", host, why);
 		return -1;
 	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*sslen = res->ai_addrlen;
-	freeaddrinfo(res);
 	return 0;
-}
-
-static void io_set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
 }
 
 /* With SO_REUSEPORT a second server of the same user could silently share a busy port:
@@ -583,18 +566,12 @@ static void io_set_port(struct sockaddr_storage *ss, uint16_t port)
 static int io_port_free(const struct sockaddr_storage *ss, socklen_t sslen, char *err,
 	size_t errlen)
 {
-	int fd = socket(ss->ss_family, SOCK_STREAM, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	int one = 1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	int rc = bind(fd, (const struct sockaddr *)ss, sslen);
-	int e = errno;
-	close(fd);
-	if (rc != 0) {
-		snprintf(err, errlen, "%s", strerror(e));
+	const char *what;
+	int e = fl_net_probe_bind(ss, sslen, &what);
+
+	if (e != 0) {
+		snprintf(err, errlen, "%s%s", strcmp(what, "socket") == 0 ? "socket: " : "",
+			strerror(e));
 		return -1;
 	}
 	return 0;
@@ -669,7 +646,7 @@ struct fl_io *fl_io_new(const struct fl_io_config *cfg, char *err, size_t errlen
 			io->port = ntohs(got.ss_family == AF_INET6 ?
 				((struct sockaddr_in6 *)&got)->sin6_port :
 				((struct sockaddr_in *)&got)->sin_port);
-			io_set_port(&ss, io->port);
+			fl_net_set_port(&ss, io->port);
 		}
 	}
 	return io;

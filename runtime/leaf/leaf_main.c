@@ -27,6 +27,8 @@
 #include "leaf_stats.h"
 #include "libload.h"
 #include "memacct.h"
+#include "meter.h"
+#include "osfile.h"
 #include "overheads.h"
 #include "paths.h"
 #include "pipeline.h"
@@ -266,20 +268,9 @@ struct leaf_server {
 	struct fl_leaf_stats_src stats;
 };
 
-static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	/* Pool threads may be running (a late startup failure): leave without running
-	 * library destructors under them. */
-	fflush(NULL);
-	_exit(code);
-}
+/* Startup failure: pool threads may be running (a late one), so leave without running
+ * library destructors under them. */
+#define die(code, ...) fl_die(PROG, FL_DIE_FAST, code, __VA_ARGS__)
 
 /* The flags with the thread counts' defaults for ncpu CPUs filled in: a copy of leaf_opts
  * in opts (NOPTS entries), the defaults' text in defs. */
@@ -408,20 +399,7 @@ static json_t *config_json(struct leaf_server *s)
 /* Write text to path through a temp file and rename (readers never see half of it). */
 static int write_atomic(const char *path, const char *text)
 {
-	char tmp[4096];
-	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -1;
-	FILE *fp = fopen(tmp, "w");
-	if (!fp)
-		return -1;
-	int bad = fputs(text, fp) == EOF;
-	bad |= fclose(fp) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return fl_write_file_atomic(path, text, strlen(text), NULL, 0);
 }
 
 static uint32_t pct_q16(double pct)

@@ -283,13 +283,6 @@ static float pipe_log_feature(int64_t q16)
 	return (float)(x < 0 ? -log1p(-x) : log1p(x));
 }
 
-static uint64_t pipe_mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* The sink after one story's extractors becomes that story's model inputs and processor
  * features: dense slots folded into 13 (slot mod 13) and 16 (slot mod 16) sums, sparse
  * entries dealt round-robin into 26 hashes seeded by the story hash, each taken mod rows. */
@@ -319,11 +312,11 @@ static void pipe_features(const struct fl_sink *sk, uint64_t story_hash, uint32_
 	for (uint32_t e = 0; e < nsparse; e++) {
 		uint64_t v = (uint64_t)sk->sparse[e].id << 32 | (uint32_t)sk->sparse[e].score;
 
-		h[m] = pipe_mix64(h[m] ^ v);
+		h[m] = fl_rng_mix64(h[m] ^ v);
 		m = m + 1u == FL_DLRM_SPARSE ? 0 : m + 1u;
 	}
 	for (unsigned t = 0; t < FL_DLRM_SPARSE; t++)
-		sparse[t] = (uint32_t)(pipe_mix64(h[t]) % rows);
+		sparse[t] = (uint32_t)(fl_rng_mix64(h[t]) % rows);
 }
 
 /* Stage 3: run the extractors over each story and derive its features. */

@@ -8,7 +8,7 @@
  * clock and the monotonic clock into the work's struct fl_stage_ns: one read of each per
  * stage boundary, never per generated-function call. The CPU clock is clock_gettime
  * (CLOCK_THREAD_CPUTIME_ID) unless the worker's thread hooks its own (the leaf's RANKER
- * threads hook their fl_meter, runtime/measure/cputime.h underneath).
+ * threads hook their fl_meter, runtime/common/cputime.h underneath).
  */
 #ifndef FL_PIPELINE_H
 #define FL_PIPELINE_H
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "stages.h"
-#include "../common/zcodec.h"
+#include "zcodec.h"
 
 struct fl_plan;
 struct fl_corpus;

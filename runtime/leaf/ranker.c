@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "fanout.h"
 #include "frontload.pb-c.h"
-#include "leaf_stats.h"
+#include "meter.h"
 #include "overheads.h"
 #include "rng.h"
 #include "wire.h"

@@ -11,7 +11,7 @@
  * answered DEADLINE_EXCEEDED, and one that waited over max_queue_ns is shed OVERLOADED;
  * each skip is counted by where it happened.
  * Each thread owns one fl_worker and sums its jobs' struct fl_stage_ns, read on the
- * thread's own CPU clock (its struct fl_meter, leaf_stats.h, opened at thread start).
+ * thread's own CPU clock (its struct fl_meter, common/meter.h, opened at thread start).
  */
 #ifndef FL_RANKER_H
 #define FL_RANKER_H

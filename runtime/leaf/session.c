@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "session.h"
 
 #define SESS_MAX_STRIPES 16u
@@ -35,14 +36,10 @@ struct fl_session_store {
 	size_t bucket_bytes;                   /* every stripe's bucket array */
 };
 
-/* splitmix64's finaliser: spreads sequential ids over stripes and buckets. */
+/* splitmix64's finaliser (rng.h): spreads sequential ids over stripes and buckets. */
 static uint64_t sess_hash(uint64_t id)
 {
-	id ^= id >> 30;
-	id *= 0xbf58476d1ce4e5b9ull;
-	id ^= id >> 27;
-	id *= 0x94d049bb133111ebull;
-	return id ^ (id >> 31);
+	return fl_rng_mix64(id);
 }
 
 static void sess_free_stripes(struct fl_session_store *s, uint32_t n)

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <jansson.h>
 
 #include "measure.h"
+#include "osfile.h"
 #include "paths.h"
 
 const struct fm_knob_def fm_knob_defs[] = {
@@ -172,18 +172,9 @@ int fm_mktemp(char *out, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 void fm_rmtree(const char *dir)
 {
-	if (dir != NULL && *dir)
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fl_rmtree(dir);
 }
 
 static const char usage_text[] =

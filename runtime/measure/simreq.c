@@ -18,6 +18,7 @@
 #include "dispatch.h"
 #include "frontload.pb-c.h"
 #include "libload.h"
+#include "osfile.h"
 #include "overheads.h"
 #include "paths.h"
 #include "pipeline.h"
@@ -157,18 +158,7 @@ static const char usage_tail[] =
 "instructions is null unless counted.\n"
 "exit status: 0 done, 2 bad flag, 1 startup or request failure.\n";
 
-static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
+#define die(code, ...) fl_die(PROG, FL_DIE_EXIT, code, __VA_ARGS__)
 
 static void usage(FILE *fp)
 {

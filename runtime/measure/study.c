@@ -13,6 +13,8 @@
 #include <jansson.h>
 
 #include "measure.h"
+#include "osfile.h"
+#include "process.h"
 
 #define ST_MAX_LIST 32
 #define ST_MAX_POINTS 256
@@ -549,7 +551,7 @@ static int st_has(const struct st_point *p, size_t n, int kind, uint64_t copies,
 static int st_plots(const char *dir, const struct st_point *p, size_t n,
 	const struct st_args *a, const char *cpu_i1)
 {
-	char path[4200], cmd[8600];
+	char path[4200];
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/study.gp", dir);
@@ -606,8 +608,9 @@ static int st_plots(const char *dir, const struct st_point *p, size_t n,
 		fprintf(fp, "\nunset logscale x\n");
 	}
 	fclose(fp);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot study.gp 2> gnuplot.log", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	const char *const argv[] = { "gnuplot", "study.gp", NULL };
+	struct fl_spawn_opts o = { .cwd = dir, .stderr_path = "gnuplot.log" };
+	return fl_spawn_wait(argv, &o, NULL, 0) == 0 ? 0 : -1;
 }
 
 static void md_num(FILE *fp, double v, const char *fmt)
@@ -728,22 +731,6 @@ static int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 int fm_study_main(int argc, char **argv)
 {
 	struct st_point *points;
@@ -792,7 +779,7 @@ int fm_study_main(int argc, char **argv)
 		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
 		snprintf(dir, sizeof(dir), "results/study-%s", ts);
 	}
-	if (mkdir_p(dir) != 0) {
+	if (fl_mkdir_p(dir, 0755, NULL, 0) != 0) {
 		fprintf(stderr, FM_PROG ": cannot make %s: %s\n", dir, strerror(errno));
 		json_decref(notes);
 		free(points);

@@ -18,8 +18,10 @@
 #include "disasm.h"
 #include "measure.h"
 #include "mix.h"
+#include "osfile.h"
 #include "paths.h"
 #include "pmu.h"
+#include "process.h"
 #include "targets.h"
 
 /* ---- CPU models ---- */
@@ -358,36 +360,15 @@ static int simreq_argv(const struct fm_run *r, const char *json, const char **ar
 #undef ADDDUP
 }
 
-/* fork/exec argv with stdout to /dev/null and stderr to errpath (NULL: inherited). */
+/* Start argv with stdout to /dev/null and stderr to errpath (NULL: inherited). */
 static pid_t spawn(const char *const *argv, const char *errpath, char *err, size_t errlen)
 {
-	pid_t pid = fork();
+	/* The simulation must not be slowed by a BLAS thread pool. */
+	static const char *const env[] = { "OPENBLAS_NUM_THREADS=1", NULL };
+	struct fl_spawn_opts o = { .stdout_path = "/dev/null", .stderr_path = errpath,
+		.env = env };
 
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			close(fd);
-		}
-		if (errpath) {
-			fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd >= 0) {
-				dup2(fd, 2);
-				close(fd);
-			}
-		}
-		/* The simulation must not be slowed by a BLAS thread pool. */
-		setenv("OPENBLAS_NUM_THREADS", "1", 1);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
+	return fl_spawn(argv, &o, err, errlen);
 }
 
 /* Last lines of a log file into err (after prefix). */
@@ -1608,12 +1589,14 @@ static int vd_simulate(struct fm_run *r, struct fm_native *nat, struct fm_sim *s
 
 static void keep_files(const char *tmp, const char *keep)
 {
-	char cmd[8800];
+	char from[4200], err[256] = "";
 
 	if (keep == NULL)
 		return;
-	if (snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp -r '%s'/. '%s'/", keep, tmp,
-	    keep) < (int)sizeof(cmd) && system(cmd) != 0)
+	snprintf(from, sizeof(from), "%s/.", tmp);
+	const char *const argv[] = { "cp", "-r", from, keep, NULL };
+	if (fl_mkdir_p(keep, 0755, err, sizeof(err)) != 0 ||
+	    fl_spawn_wait(argv, NULL, err, sizeof(err)) != 0)
 		fprintf(stderr, FM_PROG ": --keep %s: copy failed\n", keep);
 }
 

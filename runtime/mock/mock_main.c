@@ -4,6 +4,7 @@
 #include "memacct.h"
 #include "mock_server.h"
 #include "mock_shape.h"
+#include "osfile.h"
 #include "tls.h"
 
 #include <errno.h>
@@ -152,19 +153,9 @@ static void mock_usage(FILE *f)
  * reads a half-written number. */
 static int mock_write_port_file(const char *path, unsigned port)
 {
-	char tmp[PATH_MAX];
-	int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	if (n <= 0 || (size_t)n >= sizeof tmp)
-		return -1;
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%u\n", port);
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	char text[16];
+	int n = snprintf(text, sizeof text, "%u\n", port);
+	return fl_write_file_atomic(path, text, (size_t)n, NULL, 0);
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,8 @@
 #include "frontload.pb-c.h"
 #include "memacct.h"
 #include "mock_methods.h"
+#include "net.h"
+#include "osfile.h"
 #include "tls.h"
 #include "wire.h"
 #include "zcodec.h"
@@ -648,40 +650,25 @@ static void srv_err(char *err, size_t errlen, const char *fmt, ...)
 static int srv_addr(const char *host, uint16_t port, struct sockaddr_storage *ss,
 	socklen_t *len, char *err, size_t errlen)
 {
-	struct addrinfo hints, *res;
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	int rc = getaddrinfo(host, NULL, &hints, &res);
-	if (rc != 0) {
-		srv_err(err, errlen, "cannot resolve host %s: %s", host, gai_strerror(rc));
+	char why[256];
+
+	if (fl_net_resolve(host, port, 1, ss, len, why, sizeof(why)) != 0) {
+		srv_err(err, errlen, "cannot resolve host %s: %s", host, why);
 		return -1;
 	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 	return 0;
 }
 
 /* With SO_REUSEPORT a second mock on the same fixed port would silently share it; bind a
- * plain socket first so that a port in use is reported as such. */
+ * plain socket first so that a port in use is reported as such (any other failure is
+ * left to the real bind to report). */
 static int srv_probe_port(const struct sockaddr_storage *ss, socklen_t len, const char *host,
 	char *err, size_t errlen)
 {
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;  /* the real bind will report it */
-	int one = 1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	int rc = bind(fd, (const struct sockaddr *)ss, len);
-	int e = errno;
-	close(fd);
-	if (rc != 0 && e == EADDRINUSE) {
+	const char *what;
+	int e = fl_net_probe_bind(ss, len, &what);
+
+	if (e == EADDRINUSE && strcmp(what, "bind") == 0) {
 		srv_err(err, errlen, "bind %s: %s", host, strerror(e));
 		return -1;
 	}
@@ -948,20 +935,11 @@ int mock_server_write_stats(struct mock_server *s, const char *path)
 {
 	if (!path)
 		return 0;
-	char tmp[PATH_MAX];
-	int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	if (n <= 0 || (size_t)n >= sizeof tmp)
+	struct fl_atomic_file a;
+	if (fl_atomic_open(&a, path, 0644, 0, NULL, 0) != 0)
 		return -1;
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	srv_stats_json(s, f);
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	srv_stats_json(s, a.f);
+	return fl_atomic_commit(&a, 1, NULL, 0);
 }
 
 void mock_server_free(struct mock_server *s)

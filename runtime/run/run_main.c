@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "osfile.h"
 #include "paths.h"
 #include "run_flags.h"
 #include "run_host.h"
@@ -30,20 +31,6 @@
 #define RUN_EXIT_FAIL 1
 #define RUN_EXIT_USAGE 2
 #define RUN_EXIT_NOT_CONVERGED 3  /* complete, but the search found no SLA bound */
-
-static int run_mkdirs(const char *path)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
 
 /* ---- setup ----------------------------------------------------------------------- */
 
@@ -82,7 +69,7 @@ static int run_setup(struct fl_run *r)
 		snprintf(r->dir, sizeof r->dir, "%s", r->cfg.out);
 	else
 		snprintf(r->dir, sizeof r->dir, "results/%s", r->run_id);
-	if (run_mkdirs(r->dir) != 0) {
+	if (fl_mkdir_p(r->dir, 0755, NULL, 0) != 0) {
 		fprintf(stderr, RUN_PROG ": cannot create the run directory %s: %s\n", r->dir,
 			strerror(errno));
 		return -1;

@@ -1,5 +1,6 @@
 /* run_result.c: driver step lines in, result.json and steps.csv out. */
 #define _GNU_SOURCE
+#include "osfile.h"
 #include "run_result.h"
 
 #include <errno.h>
@@ -794,24 +795,15 @@ static json_t *result_json(const struct fl_run *r)
 	return j;
 }
 
-/* Write through path.tmp and rename. */
+/* Write through a temporary and rename (osfile.h). */
 static int write_atomic(const char *path, int (*emit)(FILE *, const struct fl_run *),
 	const struct fl_run *r)
 {
-	char tmp[4200];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+	struct fl_atomic_file a;
+
+	if (fl_atomic_open(&a, path, 0644, 0, NULL, 0) != 0)
 		return -1;
-	FILE *f = fopen(tmp, "w");
-	if (f == NULL)
-		return -1;
-	int rc = emit(f, r);
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return fl_atomic_commit(&a, emit(a.f, r) == 0, NULL, 0);
 }
 
 static int emit_json(FILE *f, const struct fl_run *r)

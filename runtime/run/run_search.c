@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run_ci.h"
+#include "quantile_ci.h"
 
 #define SEARCH_SATURATED 0.85   /* a probe whose replies fall below this x offered */
 #define SEARCH_START_FRAC 0.8   /* the bracket starts at this x capacity */

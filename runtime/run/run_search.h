@@ -30,7 +30,8 @@
  *             step budget ran out, the final window failed max_finals times).
  *
  * Judging a step (fl_search_judge): with n latencies, the p95's 95% interval spans the
- * values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05) (run_ci.h; the driver reports them).
+ * values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05) (common/quantile_ci.h; the driver
+ * reports them).
  * A step passes when the interval lies at or below the SLA, achieved >= min_achieved x
  * offered and errors < max_error_rate of requests; it fails when the interval lies above
  * the SLA or achieved or errors miss; it is UNSURE when the SLA lies inside the interval

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "corpus.h"
 #include "frontload.pb-c.h"
+#include "osfile.h"
 #include "paths.h"
 #include "rng.h"
 #include "sampler.h"
@@ -753,9 +754,9 @@ static uint64_t lc_error_total(const struct lc_errors *e)
 
 static int lc_write_json(const char *path, json_t *j)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if (json_dump_file(j, tmp, JSON_INDENT(2)) < 0 || rename(tmp, path) < 0) {
+	struct fl_atomic_file a;
+	if (fl_atomic_open(&a, path, 0644, 0, NULL, 0) != 0 ||
+	    fl_atomic_commit(&a, json_dumpf(j, a.f, JSON_INDENT(2)) == 0, NULL, 0) != 0) {
 		fprintf(stderr, "leaf-client: cannot write %s\n", path);
 		return -1;
 	}

@@ -1,4 +1,4 @@
-/* run_ci.h: the order-statistics confidence interval of a percentile (header only, pure).
+/* quantile_ci.h: the order-statistics confidence interval of a percentile (header only, pure).
  *
  * With n samples, the rank of the q-quantile is about n*q, and a 95% interval for it spans
  * n*q +- z*sqrt(n*q*(1-q)) ranks, z = 1.96 (the binomial normal approximation, the bound
@@ -6,8 +6,8 @@
  * percentile. frontload-driver reports them with every control-mode step; the search of
  * `frontload run` judges a step only when its SLA lies outside them.
  */
-#ifndef FL_RUN_CI_H
-#define FL_RUN_CI_H
+#ifndef FL_QUANTILE_CI_H
+#define FL_QUANTILE_CI_H
 
 #include <math.h>
 

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "pmu.h"
 
 #define PMU_CACHE(cache, op, result) \
@@ -43,20 +43,6 @@ static const struct {
 	[FL_PMU_TD_SLOTS] = {0, 0, "topdown-slots"},
 	[FL_PMU_TD_FE] = {0, 0, "topdown-fe"},
 };
-
-static void pmu_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void pmu_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whylen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
 
 const char *fl_pmu_event_name(enum fl_pmu_event e)
 {
@@ -132,7 +118,7 @@ static void pmu_open_optional(struct fl_pmu *p, enum fl_pmu_event e)
 		}
 		err = errno;
 	}
-	pmu_why(p->why[e], sizeof p->why[e], "perf_event_open(%s): %s", pmu_events[e].name,
+	fl_errf(p->why[e], sizeof p->why[e], "perf_event_open(%s): %s", pmu_events[e].name,
 	        strerror(err));
 }
 
@@ -146,7 +132,7 @@ static void pmu_open_topdown(struct fl_pmu *p)
 	fl_pmu_topdown_find(&p->td, r, sizeof r);
 	if (p->td.name == NULL) {
 		for (int e = FL_PMU_TD_SLOTS; e <= FL_PMU_TD_FE; e++)
-			pmu_why(p->why[e], sizeof p->why[e], "%s", r);
+			fl_errf(p->why[e], sizeof p->why[e], "%s", r);
 		return;
 	}
 	fd = pmu_open_raw(p->td.type, p->td.slots_config, p->tid, -1, p->user_only);
@@ -164,7 +150,7 @@ static void pmu_open_topdown(struct fl_pmu *p)
 		err = errno;
 	}
 	for (int e = FL_PMU_TD_SLOTS; e <= FL_PMU_TD_FE; e++)
-		pmu_why(p->why[e], sizeof p->why[e], "perf_event_open(%s top-down): %s",
+		fl_errf(p->why[e], sizeof p->why[e], "perf_event_open(%s top-down): %s",
 		        p->td.name, strerror(err));
 	p->td.name = NULL;
 }
@@ -175,7 +161,7 @@ int fl_pmu_open(struct fl_pmu *p, pid_t tid, char *why, size_t whylen)
 	for (int e = 0; e < FL_PMU_NEVENTS; e++)
 		p->fd[e] = -1;
 	p->tid = tid;
-	pmu_why(why, whylen, "%s", "");
+	fl_errf(why, whylen, "%s", "");
 
 	/* Kernel counting is refused under perf_event_paranoid >= 2 for the unprivileged:
 	 * count user space only then, and say so. */
@@ -185,7 +171,7 @@ int fl_pmu_open(struct fl_pmu *p, pid_t tid, char *why, size_t whylen)
 		fd = pmu_open_one(FL_PMU_INSTRUCTIONS, tid, -1, true);
 	}
 	if (fd < 0 || pmu_adopt(p, FL_PMU_INSTRUCTIONS, fd, 0) != 0) {
-		pmu_why(why, whylen,
+		fl_errf(why, whylen,
 		        "hardware counters unsupported on this host: perf_event_open(instructions): "
 		        "%s",
 		        strerror(errno));
@@ -206,12 +192,12 @@ static int pmu_ioctl_groups(struct fl_pmu *p, unsigned long req, const char *wha
 {
 	for (unsigned g = 0; g < p->ngroups; g++) {
 		if (ioctl(p->leader[g], req, PERF_IOC_FLAG_GROUP) != 0) {
-			pmu_why(why, whylen, "ioctl(%s): %s", what, strerror(errno));
+			fl_errf(why, whylen, "ioctl(%s): %s", what, strerror(errno));
 			return -1;
 		}
 	}
 	if (p->ngroups == 0) {
-		pmu_why(why, whylen, "ioctl(%s): counters not open", what);
+		fl_errf(why, whylen, "ioctl(%s): counters not open", what);
 		return -1;
 	}
 	return 0;
@@ -241,7 +227,7 @@ int fl_pmu_reset(struct fl_pmu *p, char *why, size_t whylen)
 	for (unsigned g = 0; g < p->ngroups; g++) {
 		ssize_t n = read(p->leader[g], buf, sizeof buf);
 		if (n < (ssize_t)(3 * sizeof buf[0])) {
-			pmu_why(why, whylen, "read(perf group %u) at reset: %s", g,
+			fl_errf(why, whylen, "read(perf group %u) at reset: %s", g,
 			        n < 0 ? strerror(errno) : "short read");
 			return -1;
 		}
@@ -270,7 +256,7 @@ int fl_pmu_parse_group(const struct fl_pmu *p, unsigned g, const void *buf, size
 		words = PMU_BUF_WORDS;
 	memcpy(w, buf, words * sizeof w[0]);
 	if (words < 3 || w[0] > FL_PMU_NEVENTS || words < 3 + 2 * w[0]) {
-		pmu_why(why, whylen, "read(perf group %u): short or malformed read (%zu bytes)", g,
+		fl_errf(why, whylen, "read(perf group %u): short or malformed read (%zu bytes)", g,
 		        len);
 		return -1;
 	}
@@ -320,7 +306,7 @@ int fl_pmu_read(struct fl_pmu *p, struct fl_pmu_counts *out, char *why, size_t w
 	for (unsigned g = 0; g < p->ngroups; g++) {
 		ssize_t n = read(p->leader[g], buf, sizeof buf);
 		if (n < 0) {
-			pmu_why(why, whylen, "read(perf group %u): %s", g, strerror(errno));
+			fl_errf(why, whylen, "read(perf group %u): %s", g, strerror(errno));
 			pmu_all_unsupported(out, "group read failed");
 			return -1;
 		}
@@ -478,7 +464,7 @@ void fl_pmu_topdown_find(struct fl_pmu_topdown *td, char *why, size_t whylen)
 	if (strcmp(vendor, "AuthenticAMD") == 0 && pmu_topdown_amd(td, family, model) == 0)
 		return;
 	memset(td, 0, sizeof *td);
-	pmu_why(why, whylen, "no top-down slot events on this CPU (%s family %u model %u)",
+	fl_errf(why, whylen, "no top-down slot events on this CPU (%s family %u model %u)",
 	        vendor[0] ? vendor : "unknown vendor", family, model);
 }
 

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,26 +11,13 @@
 #include <unistd.h>
 
 #include "cputime.h"
+#include "errbuf.h"
 
 /* Largest gap tolerated between the perf page's time and CLOCK_THREAD_CPUTIME_ID in the
  * open-time self-check, and the most the page's time may advance over a 1 ms sleep. */
 #define CPUTIME_CHECK_SLEEP_NS 1000000
 #define CPUTIME_MAX_SLEEP_ADVANCE_NS 200000
 #define CPUTIME_MAX_DRIFT_NS 200000
-
-static void cputime_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void cputime_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whylen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t cputime_gettime_ns(void)
 {
@@ -117,7 +103,7 @@ static int cputime_perf_open(struct fl_cputime *c, char *why, size_t whylen)
 		                     PERF_FLAG_FD_CLOEXEC);
 	}
 	if (c->fd < 0) {
-		cputime_why(why, whylen, "perf_event_open(task-clock): %s", strerror(errno));
+		fl_errf(why, whylen, "perf_event_open(task-clock): %s", strerror(errno));
 		return -1;
 	}
 	if (page <= 0)
@@ -125,18 +111,18 @@ static int cputime_perf_open(struct fl_cputime *c, char *why, size_t whylen)
 	c->page = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, c->fd, 0);
 	if (c->page == MAP_FAILED) {
 		c->page = NULL;
-		cputime_why(why, whylen, "mmap(perf task-clock page): %s", strerror(errno));
+		fl_errf(why, whylen, "mmap(perf task-clock page): %s", strerror(errno));
 		return -1;
 	}
 	c->page_len = (size_t)page;
 
 	const volatile struct perf_event_mmap_page *pc = c->page;
 	if (!pc->cap_bit0_is_deprecated) {
-		cputime_why(why, whylen, "perf mmap page uses the pre-3.12 capability layout");
+		fl_errf(why, whylen, "perf mmap page uses the pre-3.12 capability layout");
 		return -1;
 	}
 	if (!pc->cap_user_time) {
-		cputime_why(why, whylen,
+		fl_errf(why, whylen,
 		            "cap_user_time=0 on this host (the kernel exposes no TSC-based time "
 		            "to user space, e.g. no stable native sched_clock under a hypervisor)");
 		return -1;
@@ -157,7 +143,7 @@ static int cputime_perf_check(struct fl_cputime *c, char *why, size_t whylen)
 	bool ok = cputime_perf_read(pc, &p0);
 	g1 = cputime_gettime_ns();
 	if (!ok || g0 == 0) {
-		cputime_why(why, whylen, "cap_user_time cleared by the kernel during open");
+		fl_errf(why, whylen, "cap_user_time cleared by the kernel during open");
 		return -1;
 	}
 	c->base_ns = (int64_t)(g0 / 2 + g1 / 2) - (int64_t)p0;
@@ -167,11 +153,11 @@ static int cputime_perf_check(struct fl_cputime *c, char *why, size_t whylen)
 	ok = cputime_perf_read(pc, &p1);
 	g0 = cputime_gettime_ns();
 	if (!ok) {
-		cputime_why(why, whylen, "cap_user_time cleared by the kernel during open");
+		fl_errf(why, whylen, "cap_user_time cleared by the kernel during open");
 		return -1;
 	}
 	if (p1 - p0 > CPUTIME_MAX_SLEEP_ADVANCE_NS) {
-		cputime_why(why, whylen,
+		fl_errf(why, whylen,
 		            "perf page time advanced %llu us over a %d us sleep (page not "
 		            "refreshed at sched-in on this kernel)",
 		            (unsigned long long)((p1 - p0) / 1000), CPUTIME_CHECK_SLEEP_NS / 1000);
@@ -179,7 +165,7 @@ static int cputime_perf_check(struct fl_cputime *c, char *why, size_t whylen)
 	}
 	int64_t drift = (int64_t)(p1 + (uint64_t)c->base_ns) - (int64_t)g0;
 	if (drift > CPUTIME_MAX_DRIFT_NS || drift < -CPUTIME_MAX_DRIFT_NS) {
-		cputime_why(why, whylen,
+		fl_errf(why, whylen,
 		            "perf page time disagrees with CLOCK_THREAD_CPUTIME_ID by %lld us",
 		            (long long)(drift / 1000));
 		return -1;
@@ -195,7 +181,7 @@ int fl_cputime_open(struct fl_cputime *c, enum fl_cputime_method want, char *why
 	memset(c, 0, sizeof *c);
 	c->fd = -1;
 	c->method = FL_CPUTIME_CLOCK_GETTIME;
-	cputime_why(why, whylen, "%s", "");
+	fl_errf(why, whylen, "%s", "");
 
 	if (want == FL_CPUTIME_AUTO || want == FL_CPUTIME_PERF_MMAP) {
 #if defined(__x86_64__)
@@ -205,19 +191,19 @@ int fl_cputime_open(struct fl_cputime *c, enum fl_cputime_method want, char *why
 			return 0;
 		}
 #else
-		cputime_why(why, whylen, "perf mmap clock needs rdtsc (x86-64 only)");
+		fl_errf(why, whylen, "perf mmap clock needs rdtsc (x86-64 only)");
 #endif
 		fl_cputime_close(c);
 		if (want == FL_CPUTIME_PERF_MMAP)
 			return -1;
 	} else if (want != FL_CPUTIME_CLOCK_GETTIME) {
-		cputime_why(why, whylen, "unknown method %d", (int)want);
+		fl_errf(why, whylen, "unknown method %d", (int)want);
 		return -1;
 	}
 
 	struct timespec ts;
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
-		cputime_why(why, whylen, "clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s",
+		fl_errf(why, whylen, "clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s",
 		            strerror(errno));
 		return -1;
 	}

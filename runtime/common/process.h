@@ -1,0 +1,32 @@
+/* process.h: start a program without a shell (posix_spawnp), optionally wait for it.
+ *
+ * No command line is ever built as a string, so paths with quotes or spaces need no
+ * escaping and nothing is interpreted by sh. The child's directory, standard output and
+ * standard error and extra environment entries are set in the child only.
+ */
+#ifndef FL_PROCESS_H
+#define FL_PROCESS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct fl_spawn_opts {
+	const char *cwd;          /* directory to run in (NULL: the caller's) */
+	const char *stdout_path;  /* file for stdout, truncated; "/dev/null" drops it; NULL:
+	                           * inherited. Relative paths are taken in cwd */
+	const char *stderr_path;  /* the same for stderr */
+	const char *const *env;   /* "NAME=value" entries added to (or replacing in) the
+	                           * caller's environment, NULL-terminated; NULL: none */
+};
+
+/* Start argv[0] (looked up in PATH) with argv; o may be NULL (inherit everything).
+ * Returns the child's pid, or -1 with err filled (the program cannot be found or run). */
+pid_t fl_spawn(const char *const *argv, const struct fl_spawn_opts *o, char *err,
+	size_t errlen);
+
+/* fl_spawn, then wait for the child. Returns its exit status (0..255), or -1 with err
+ * filled when it could not start or was killed by a signal. */
+int fl_spawn_wait(const char *const *argv, const struct fl_spawn_opts *o, char *err,
+	size_t errlen);
+
+#endif
