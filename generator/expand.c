@@ -534,13 +534,9 @@ static void decode(const struct pattern *p, int64_t idx, int64_t *kv)
 	}
 }
 
-static int passes(const struct pattern *p, const int64_t *kv)
+/* Whether knob values kv pass every @require; names are the knobs' names. */
+static int passes(const struct pattern *p, const char **names, const int64_t *kv)
 {
-	if (!p->nrequires)
-		return 1;
-	const char **names = xmalloc((size_t)p->nknobs * sizeof(*names) + 1);
-	for (int i = 0; i < p->nknobs; i++)
-		names[i] = p->knobs[i].name;
 	struct scope sc = {NULL, names, kv, p->nknobs};
 	int ok = 1;
 	for (int r = 0; r < p->nrequires && ok; r++) {
@@ -550,8 +546,32 @@ static int passes(const struct pattern *p, const int64_t *kv)
 			fatal("%s:%d: @require: %s", p->path, p->require_lines[r], err);
 		ok = v != 0;
 	}
-	free(names);
 	return ok;
+}
+
+/* The combinations that pass @require, in valid[] (returns their count). Without
+ * @require every one passes: no table (8 bytes and a decode per combination, up to
+ * MAX_KNOB_SPACE of them) and *valid NULL, the index being the combination. */
+static int64_t valid_combinations(const struct pattern *p, int64_t total, int64_t **valid)
+{
+	int64_t nvalid = 0;
+
+	*valid = NULL;
+	if (!p->nrequires)
+		return total;
+	const char **names = xmalloc((size_t)p->nknobs * sizeof(*names) + 1);
+	int64_t *kv = xcalloc((size_t)p->nknobs + 1, sizeof(*kv));
+	*valid = xmalloc((size_t)total * sizeof(**valid));
+	for (int i = 0; i < p->nknobs; i++)
+		names[i] = p->knobs[i].name;
+	for (int64_t i = 0; i < total; i++) {
+		decode(p, i, kv);
+		if (passes(p, names, kv))
+			(*valid)[nvalid++] = i;
+	}
+	free(kv);
+	free(names);
+	return nvalid;
 }
 
 struct variant *expand_pattern(const struct pattern *p, const struct gen_params *gp)
@@ -565,14 +585,8 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
 			fatal("%s: knob space over %d combinations", p->path, MAX_KNOB_SPACE);
 		total *= (int64_t)(width + 1);
 	}
-	int64_t *kv = xcalloc((size_t)p->nknobs + 1, sizeof(*kv));
-	int64_t *valid = xmalloc((size_t)total * sizeof(*valid));
-	int64_t nvalid = 0;
-	for (int64_t i = 0; i < total; i++) {
-		decode(p, i, kv);
-		if (passes(p, kv))
-			valid[nvalid++] = i;
-	}
+	int64_t *valid;
+	int64_t nvalid = valid_combinations(p, total, &valid);
 	if (nvalid < p->variants)
 		fatal("%s: @variants %d but only %" PRId64 " knob combinations pass @require",
 		      p->path, p->variants, nvalid);
@@ -582,11 +596,11 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
 		v->p = p;
 		v->index = i;
 		v->knobs = xcalloc((size_t)p->nknobs + 1, sizeof(int64_t));
-		decode(p, valid[(int64_t)i * nvalid / p->variants], v->knobs);
+		int64_t pick = (int64_t)i * nvalid / p->variants;
+		decode(p, valid ? valid[pick] : pick, v->knobs);
 		build_skel(v, gp);
 	}
 	free(valid);
-	free(kv);
 	return vs;
 }
 

@@ -334,6 +334,27 @@ static void test_7_hulls_crowded_ranges(void **state)
 	buf_free(&t);
 }
 
+/* 8: without @require every knob combination passes, and variant i takes combination
+ * floor(i * total / variants) without a table of them (a 20 M combination space once
+ * cost 160 MB and 20 M decodes). */
+static void test_8_knob_space_without_require(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"@pattern P92 wide_knobs\n@title Wide knobs\n@variants 7\n@lines 1 100\n"
+		"@knob a 0 4999\n@knob b 10 4009\n@body\n\tv ^= {{a + b}};\n";
+	struct pattern *p = pattern_parse("t/P92_wide_knobs.tpl", text, sizeof(text) - 1);
+	struct gen_params gp = {.seed = 1, .copies = 1, .line_directives = 0};
+	struct variant *vs = expand_pattern(p, &gp);
+	const int64_t total = 5000 * 4000;
+
+	for (int i = 0; i < 7; i++) {
+		int64_t idx = (int64_t)i * total / 7;  /* first knob varies slowest */
+		assert_int_equal(vs[i].knobs[0], idx / 4000);
+		assert_int_equal(vs[i].knobs[1], 10 + idx % 4000);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_5_draws_avoid_special_values),
 		cmocka_unit_test(test_6_format_const),
 		cmocka_unit_test(test_7_hulls_crowded_ranges),
+		cmocka_unit_test(test_8_knob_space_without_require),
 	};
 	return cmocka_run_group_tests_name("template", tests, NULL, NULL);
 }
