@@ -9,6 +9,7 @@
 # Usage: sh tests/bench/fuzz_rate.sh [BUILD-DIR]   (default /tmp/frontload-fuzz-rate)
 #   FUZZ_TARGETS    targets (default: pattern sampler)
 #   FUZZ_RATE_RUNS  executions per target, corpus load included (default 20000)
+#   FUZZ_RATE_BUILD 0: reuse BUILD-DIR's binaries from an earlier run (default 1: build)
 # Compare two trees by running each one's copy of this script into its own BUILD-DIR.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +18,8 @@ runs=${FUZZ_RATE_RUNS:-20000}
 targets=${FUZZ_TARGETS:-"pattern sampler"}
 # run.sh fails when a regression replay fails (a timeout on a slow tree): rates are still
 # measured, from whatever binaries it built.
-FUZZ_SECONDS=0 FUZZ_TARGETS=$targets sh "$src/tests/fuzz/run.sh" "$out" >"$out.build.log" 2>&1 ||
+[ "${FUZZ_RATE_BUILD:-1}" = 0 ] ||
+	FUZZ_SECONDS=0 FUZZ_TARGETS=$targets sh "$src/tests/fuzz/run.sh" "$out" >"$out.build.log" 2>&1 ||
 	echo "run.sh failed: $(grep -E 'FAILED|failed' "$out.build.log" | head -n 3) (log $out.build.log)"
 # The campaign's input size caps (run.sh's maxlen_TARGET), so rates compare with it.
 maxlen() { sed -n "s/.*maxlen_$1=\([0-9]*\).*/\1/p" "$src/tests/fuzz/run.sh" | head -n 1; }
