@@ -10,6 +10,8 @@
 #   FUZZ_TARGETS    targets (default: pattern sampler)
 #   FUZZ_RATE_RUNS  executions per target, corpus load included (default 20000)
 #   FUZZ_RATE_BUILD 0: reuse BUILD-DIR's binaries from an earlier run (default 1: build)
+#   FUZZ_RATE_TIMEOUT  libFuzzer's -timeout, wall seconds per input (default 25, as the
+#                   campaign's; a loaded host may need more)
 # Compare two trees by running each one's copy of this script into its own BUILD-DIR.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,11 +34,13 @@ fuzz() {
 	ml=$(maxlen "$1")
 	dict=
 	[ -f "$src/tests/fuzz/dict/$1.dict" ] && dict=-dict=$src/tests/fuzz/dict/$1.dict
-	/usr/bin/time -f '%U %S' -o "$3.time" "$out/$1" -seed=1 -runs="$2" -timeout=25 \
+	/usr/bin/time -f '%U %S' -o "$3.time" "$out/$1" -seed=1 -runs="$2" -timeout="${FUZZ_RATE_TIMEOUT:-25}" \
 		-rss_limit_mb=2048 -print_final_stats=1 ${ml:+-max_len=$ml} $dict "$work" \
 		"$src/tests/fuzz/corpus/$1" >"$3" 2>&1
 	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$3")
-	echo "${n:-0} $(awk '{ print $1 + $2 }' "$3.time")"
+	# time(1) puts "Command exited with non-zero status N" first when the run failed.
+	grep -q 'non-zero' "$3.time" && echo "$1: $(grep -m 1 'SUMMARY\|ERROR' "$3") (log $3)" >&2
+	echo "${n:-0} $(tail -n 1 "$3.time" | awk '{ print $1 + $2 }')"
 }
 
 printf '%-9s %12s %10s %12s %10s %12s\n' target load_execs load_cpu_s mutate_execs \
