@@ -1,6 +1,7 @@
 /* test_template.c: the generator's template language: expressions, pattern files,
  * variant choice, expansion and per-copy constants. Error paths that exit (fatal) are
  * covered by tests/run.sh. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -233,6 +234,127 @@ static void test_6_format_const(void **state)
 	assert_string_equal(s, "(-7)");
 }
 
+/* The reference for test 7: set_hulls's probe-hull ends found one value at a time, as it
+ * did before its walk skipped runs of taken ends. Values live in two windows (from 0 and
+ * below INT64_MAX), each a bitmap of taken ends. */
+#define REF_WIN (1 << 18)
+
+static unsigned char *ref_taken(unsigned char *map, int64_t v)
+{
+	if (v >= 0 && v < REF_WIN)
+		return &map[v];
+	if (v > INT64_MAX - REF_WIN)
+		return &map[REF_WIN + (INT64_MAX - v)];
+	fail_msg("value %" PRId64 " outside the reference's windows", v);
+	return NULL;
+}
+
+static int ref_ok(unsigned char *map, int64_t v, int odd, int avoid, int narrow)
+{
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	int special = a <= 1 || (a & (a - 1)) == 0 || ((a + 1) & a) == 0;
+
+	return (!odd || (v & 1)) && (!avoid || !special) && !(narrow && *ref_taken(map, v));
+}
+
+static void ref_hulls(const struct cspec *cs, int n, int64_t *plo, int64_t *phi)
+{
+	unsigned char *map = calloc(2 * REF_WIN, 1);
+
+	assert_non_null(map);
+	for (int j = 0; j < n; j++) {
+		const struct cspec *c = &cs[j];
+		uint64_t width = (uint64_t)c->hi - (uint64_t)c->lo, rank = 0;
+		int narrow = width < 65536, avoid = width >= 63, empty = 0;
+
+		for (int i = 0; i < j; i++)
+			rank += cs[i].lo == c->lo && cs[i].hi == c->hi && cs[i].odd == c->odd;
+		uint64_t in = (width + 1) / 4 + 2 * rank;  /* margin (span / 4) + rank stagger */
+		if (in >= width || in >= width - in)
+			in = (width + 1) / 4;
+		int64_t lo = (int64_t)((uint64_t)c->lo + in), hi = (int64_t)((uint64_t)c->hi - in);
+		while (!ref_ok(map, lo, c->odd, avoid, narrow)) {
+			if (lo == hi) {
+				empty = 1;
+				break;
+			}
+			lo++;
+		}
+		while (!empty && !ref_ok(map, hi, c->odd, avoid, narrow))
+			hi--;
+		plo[j] = empty ? c->lo : lo;
+		phi[j] = empty ? c->hi : hi;
+		if (narrow) {
+			*ref_taken(map, plo[j]) = 1;
+			*ref_taken(map, phi[j]) = 1;
+		}
+	}
+	free(map);
+}
+
+/* 7: probe hulls of crowded ranges (thousands of constants sharing a few narrow ranges,
+ * odd ones, ranges at INT64_MAX) are the ends the one-step walk finds, while the skip
+ * links that make the walk near-linear jump over the runs of taken ends. */
+static void test_7_hulls_crowded_ranges(void **state)
+{
+	(void)state;
+	static const int64_t widths[] = {1, 2, 7, 62, 63, 64, 255, 4095, 65535, 65536};
+	struct buf t = {0};
+	uint64_t x = 7;  /* LCG: deterministic template text */
+
+	buf_puts(&t, "@pattern P91 crowd\n@title Crowd\n@variants 1\n@lines 1 100000\n@body\n");
+	for (int i = 0; i < 6000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int64_t w = widths[(x >> 33) % 10], lo = (int64_t)((x >> 40) % 4) * 100;
+		int top = (x >> 20) % 8 == 0, odd = (x >> 24) % 3 == 0;
+
+		if (top)
+			lo = INT64_MAX - w - (int64_t)((x >> 44) % 3);
+		buf_printf(&t, "\tv ^= $K(%" PRId64 ", %" PRId64 "%s);\n", lo, lo + w,
+			   odd ? ", odd" : "");
+	}
+	struct pattern *p = pattern_parse("t/P91_crowd.tpl", t.p, t.len);
+	struct gen_params gp = {.seed = 3, .copies = 2, .line_directives = 0};
+	struct variant *vs = expand_pattern(p, &gp);
+	const struct skel *sk = &vs[0].sk;
+	int64_t *plo = calloc((size_t)sk->nconsts, sizeof(*plo));
+	int64_t *phi = calloc((size_t)sk->nconsts, sizeof(*phi));
+	int empty = 0;
+
+	assert_int_equal(sk->nconsts, 6001);  /* the gate salt, then the template's */
+	ref_hulls(sk->consts, sk->nconsts, plo, phi);
+	for (int j = 0; j < sk->nconsts; j++) {
+		assert_int_equal(sk->consts[j].plo, plo[j]);
+		assert_int_equal(sk->consts[j].phi, phi[j]);
+		empty += plo[j] == sk->consts[j].lo && phi[j] == sk->consts[j].hi;
+	}
+	assert_true(empty > 1000);  /* ranges so crowded that many fall back to the whole */
+	free(plo);
+	free(phi);
+	buf_free(&t);
+}
+
+/* 8: without @require every knob combination passes, and variant i takes combination
+ * floor(i * total / variants) without a table of them (a 20 M combination space once
+ * cost 160 MB and 20 M decodes). */
+static void test_8_knob_space_without_require(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"@pattern P92 wide_knobs\n@title Wide knobs\n@variants 7\n@lines 1 100\n"
+		"@knob a 0 4999\n@knob b 10 4009\n@body\n\tv ^= {{a + b}};\n";
+	struct pattern *p = pattern_parse("t/P92_wide_knobs.tpl", text, sizeof(text) - 1);
+	struct gen_params gp = {.seed = 1, .copies = 1, .line_directives = 0};
+	struct variant *vs = expand_pattern(p, &gp);
+	const int64_t total = 5000 * 4000;
+
+	for (int i = 0; i < 7; i++) {
+		int64_t idx = (int64_t)i * total / 7;  /* first knob varies slowest */
+		assert_int_equal(vs[i].knobs[0], idx / 4000);
+		assert_int_equal(vs[i].knobs[1], 10 + idx % 4000);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +364,8 @@ int main(void)
 		cmocka_unit_test(test_4_render_copies),
 		cmocka_unit_test(test_5_draws_avoid_special_values),
 		cmocka_unit_test(test_6_format_const),
+		cmocka_unit_test(test_7_hulls_crowded_ranges),
+		cmocka_unit_test(test_8_knob_space_without_require),
 	};
 	return cmocka_run_group_tests_name("template", tests, NULL, NULL);
 }

@@ -323,13 +323,16 @@ static int sampler_rpc_dist(json_t *root, const char *path, struct fl_rpc_dist *
 	char *err, size_t errlen)
 {
 	int rc = -1;
-	struct fl_rpc_dist *tmp = calloc(1, sizeof *tmp);
-	if (!tmp) {
-		sampler_err(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
+	struct fl_rpc_dist *tmp = NULL;
+	/* The shape first: a refusal need not clear 40 KB (a quarter of the fuzzer's time on
+	 * small inputs, fresh pages each time under ASan's quarantine). */
 	if (!json_is_object(root)) {
 		sampler_err(err, errlen, "%s: top level is not an object", path);
+		goto out;
+	}
+	tmp = calloc(1, sizeof *tmp);
+	if (!tmp) {
+		sampler_err(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
 	if (sampler_read_group(root, path, "inbound", sampler_inbound, FL_RPC_INBOUND, tmp->in,

@@ -12,7 +12,9 @@
 #include "pattern.h"
 #include "util.h"
 
-#define FZ_HEAP_BYTES (4u << 20)  /* live bytes one input may hold (real patterns: < 1 MiB) */
+/* Live bytes one input may hold (real patterns: < 1 MiB); 4 MiB before the probe-hull skip
+ * links, which add 16 bytes per hull table slot (1 MiB at MAX_CONSTS constants). */
+#define FZ_HEAP_BYTES (5u << 20)
 #define FZ_STEPS 200000ul  /* allocator calls + expression evaluations (real: < 80000) */
 
 /* The generator's fatal() and its expression evaluator, renamed by -Wl,--wrap. */
@@ -70,10 +72,18 @@ void __wrap_fatal(const char *fmt, ...)
 	fz_bail();
 }
 
+/* A budget overrun ends the input; FZ_PATTERN_VERBOSE names it. */
+static void __attribute__((noreturn)) fz_over(const char *budget)
+{
+	if (getenv("FZ_PATTERN_VERBOSE") != NULL)
+		fprintf(stderr, "fuzz_pattern: over the %s budget\n", budget);
+	fz_bail();
+}
+
 static void fz_step(void)
 {
 	if (++fz.steps > FZ_STEPS)
-		fz_bail();
+		fz_over("step");
 }
 
 int __wrap_expr_eval(const struct expr *e, const struct scope *sc, int64_t *out, char *err,
@@ -148,7 +158,7 @@ static void fz_budget(size_t add)
 {
 	fz_step();
 	if (add > FZ_HEAP_BYTES || fz.bytes > FZ_HEAP_BYTES - add)
-		fz_bail();
+		fz_over("heap");
 }
 
 void *fz_malloc(size_t n)

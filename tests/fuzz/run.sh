@@ -229,9 +229,12 @@ campaign() {
 		sed 's/^/  crash: /'; }
 	[ "$regfail" -gt 0 ] && failed=1
 	rate=$((execs / (secs_run > 0 ? secs_run : 1)))
-	table="$table$(printf '%-9s %5s %11s %7s %6s %11s %11s %11s %11s %7s' "$t" \
+	# Each row also prints as its target ends, so an interrupted campaign keeps them.
+	row=$(printf '%-9s %5s %11s %7s %6s %11s %11s %11s %11s %7s' "$t" \
 		"$nreg/$regfail" "$execs" "$rate" "$secs_run" "$fb>$fa" "${kb}K>${ka}K" \
 		"$covb>$cova" "$ftb>$fta" "$crashes")
+	echo "  row: $row"
+	table="$table$row
 "
 }
 

@@ -3,7 +3,7 @@
 @variants 30
 @lines 40 380
 @knob arms 3 10         # enum values with their own arm (one more value goes to default)
-@knob yields 1 4        # features written per arm
+@knob yields 1 5        # features written per arm
 @body
 	@# The enum comes from a story field; one value in arms+1 is "mnknown" and tak§es default.
 	uint32_t w = fl_mix32(FL_W(ctx, $K(0, 255)) ^ $K(65536, 1073741823));
