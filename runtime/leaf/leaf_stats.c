@@ -469,6 +469,8 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 		return NULL;
 	json_object_set_new(root, "uptime_s",
 		json_real((double)(fl_mono_ns() - src->start_ns) / 1e9));
+	/* For a remote reader's clock check (wire.h, FL_MSG_STATS). */
+	json_object_set_new(root, "snapshot_wall_ns", ju(fl_wall_ns()));
 	json_object_set_new(root, "config",
 		src->config ? json_deep_copy(src->config) : json_object());
 
@@ -537,20 +539,26 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 int fl_leaf_stats_write(const struct fl_leaf_stats_src *src, const char *path, char *err,
 	size_t errlen)
 {
-	char tmp[4096];
 	json_t *root = fl_leaf_stats_json(src);
 	if (!root) {
 		snprintf(err, errlen, "stats: out of memory");
 		return -1;
 	}
+	int rc = fl_leaf_stats_write_json(root, path, err, errlen);
+	json_decref(root);
+	return rc;
+}
+
+int fl_leaf_stats_write_json(const struct json_t *root, const char *path, char *err,
+	size_t errlen)
+{
+	char tmp[4096];
 	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		json_decref(root);
 		snprintf(err, errlen, "stats: path too long: %s", path);
 		return -1;
 	}
 	int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-	json_decref(root);
 	if (rc != 0) {
 		snprintf(err, errlen, "stats: cannot write %s: %s", tmp, strerror(errno));
 		unlink(tmp);

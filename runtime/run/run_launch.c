@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include "run_procs.h"
+#include "run_remote.h"
 #include "run_result.h"
 #include "run_status.h"
+#include "tls.h"
 
 #define RUN_MAX_ARGS 256         /* arguments of one child at most */
+#define RUN_REMOTE_TIMEOUT_S 5.0 /* a remote STATS connect, write or read at most */
 
 /* path of program name: beside this executable, else in PATH. Returns 0 or -1. */
 static int run_find_program(const struct fl_run *r, const char *name, char *out, size_t len)
@@ -172,7 +175,8 @@ int run_start(struct fl_run *r)
 				"(%u)", r->ninst);
 			return -1;
 		}
-		if (in->own_leaf && c->mock && run_list_item(c->mock, i, r->ninst, in->mock_addr,
+		/* A remote leaf's mock is given only to read its stats. */
+		if (c->mock && run_list_item(c->mock, i, r->ninst, in->mock_addr,
 		    sizeof in->mock_addr, &count) != 0) {
 			run_set_status(r, FL_RUN_FAILED, "--mock: give one HOST:PORT, or one per "
 				"instance (%u)", r->ninst);
@@ -313,6 +317,35 @@ int run_start(struct fl_run *r)
 	return 0;
 }
 
+/* The client context for remote STATS, made once: the mock is always TLS, the leaf with
+ * --tls; the certificate directory is the driver's default (tls.h). */
+static struct ssl_ctx_st *run_stats_tls(struct fl_run *r, char *err, size_t errlen)
+{
+	char dir[4096];
+
+	if (r->stats_tls == NULL && fl_tls_default_dir(dir, sizeof dir, err, errlen) == 0)
+		r->stats_tls = fl_tls_client_ctx(dir, err, errlen);
+	return r->stats_tls;
+}
+
+json_t *run_remote_snapshot(struct fl_run *r, struct fl_run_instance *in, int mock)
+{
+	const char *addr = mock ? in->mock_addr : in->leaf_addr;
+	char *why = mock ? in->mock_remote_err : in->leaf_remote_err;
+	size_t whylen = sizeof in->leaf_remote_err;
+	struct ssl_ctx_st *tls = NULL;
+
+	if ((mock ? in->own_mock : in->own_leaf) || addr[0] == '\0')
+		return NULL;
+	if ((mock || r->cfg.tls) && (tls = run_stats_tls(r, why, whylen)) == NULL)
+		return NULL;
+	json_t *j = fl_remote_stats(addr, tls, RUN_REMOTE_TIMEOUT_S,
+		mock ? &in->mock_clock : &in->leaf_clock, why, whylen);
+	if (j != NULL)
+		why[0] = '\0';
+	return j;
+}
+
 int run_check_servers(struct fl_run *r)
 {
 	for (unsigned i = 0; i < r->ninst; i++) {
@@ -377,8 +410,12 @@ void run_stop(struct fl_run *r)
 		struct fl_run_instance *in = &r->inst[i];
 		if (in->own_leaf && in->leaf.pid > 0)
 			in->leaf_stats_end = fl_result_load_json(in->leaf_stats_path);
+		else if (!in->own_leaf)
+			in->leaf_stats_end = run_remote_snapshot(r, in, 0);
 		if (in->own_mock && in->mock.pid > 0)
 			in->mock_stats_end = fl_result_load_json(in->mock_stats_path);
+		else if (!in->own_mock)
+			in->mock_stats_end = run_remote_snapshot(r, in, 1);
 		if (in->jsonl)
 			fclose(in->jsonl);
 		in->jsonl = NULL;
