@@ -89,6 +89,9 @@ static const struct fl_cli_opt run_opts[] = {
 		"leaf's)"),
 	FL_OPT_FLAG("tls", cfg.tls, "TLS between driver and leaf (leaf to mock is always "
 		"TLS)"),
+	FL_OPT_STR("tls-dir", cfg.tls_dir, "DIR", NULL, "certificate directory (tls.h) given "
+		"to the mock, leaf and driver started, and trusted when reading remote stats "
+		"(default: theirs, the installed tls directory)"),
 	FL_OPT_FLAG("trace", cfg.trace, "write trace.csv: per-second sent, completed, in "
 		"flight and p95 of every step"),
 	FL_OPT_STR("leaf-args", cfg.leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags, "

@@ -209,6 +209,10 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--threads");
 			argv_add(&a, "%u", in->mock_cpus.n / 2 ? in->mock_cpus.n / 2 : 1);
 		}
+		if (c->tls_dir) {
+			argv_add(&a, "--tls-dir");
+			argv_add(&a, "%s", c->tls_dir);
+		}
 		argv_split(&a, c->mock_args);
 		rc = run_spawn(r, &in->mock, &a, &in->mock_cpus, 0);
 		argv_free(&a);
@@ -266,6 +270,10 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--fanout-threads");
 			argv_add(&a, "%u", q);
 		}
+		if (c->tls_dir) {
+			argv_add(&a, "--tls-dir");
+			argv_add(&a, "%s", c->tls_dir);
+		}
 		argv_split(&a, c->leaf_args);
 		rc = run_spawn(r, &in->leaf, &a, &in->leaf_cpus, 0);
 		argv_free(&a);
@@ -308,6 +316,10 @@ int run_start(struct fl_run *r)
 			else
 				argv_add(&a, "%s/trace.csv", r->dir);
 		}
+		if (c->tls_dir) {
+			argv_add(&a, "--tls-dir");
+			argv_add(&a, "%s", c->tls_dir);
+		}
 		argv_split(&a, c->driver_args);
 		rc = run_spawn(r, &in->driver, &a, &in->driver_cpus, 1);
 		argv_free(&a);
@@ -318,13 +330,18 @@ int run_start(struct fl_run *r)
 }
 
 /* The client context for remote STATS, made once: the mock is always TLS, the leaf with
- * --tls; the certificate directory is the driver's default (tls.h). */
+ * --tls; the certificate directory is --tls-dir, else the driver's default (tls.h). */
 static struct ssl_ctx_st *run_stats_tls(struct fl_run *r, char *err, size_t errlen)
 {
 	char dir[4096];
 
-	if (r->stats_tls == NULL && fl_tls_default_dir(dir, sizeof dir, err, errlen) == 0)
-		r->stats_tls = fl_tls_client_ctx(dir, err, errlen);
+	if (r->stats_tls != NULL)
+		return r->stats_tls;
+	if (r->cfg.tls_dir)
+		snprintf(dir, sizeof dir, "%s", r->cfg.tls_dir);
+	else if (fl_tls_default_dir(dir, sizeof dir, err, errlen) != 0)
+		return NULL;
+	r->stats_tls = fl_tls_client_ctx(dir, err, errlen);
 	return r->stats_tls;
 }
 

@@ -66,9 +66,10 @@ json_t *fl_remote_parse_reply(const struct fl_frame_hdr *h, uint64_t request_id,
 
 /* ---- a blocking connection with timeouts ---- */
 
-struct remote_conn {
+struct fl_remote {
 	int fd;
-	SSL *ssl;   /* NULL: plain TCP */
+	SSL *ssl;        /* NULL: plain TCP */
+	uint64_t next_id; /* request ids on this connection */
 };
 
 static int remote_connect(const char *addr, double timeout_s, int *fd_out, char *err,
@@ -125,7 +126,7 @@ static int remote_connect(const char *addr, double timeout_s, int *fd_out, char 
 	return 0;
 }
 
-static int remote_io(struct remote_conn *c, void *buf, size_t n, int writing)
+static int remote_io(struct fl_remote *c, void *buf, size_t n, int writing)
 {
 	uint8_t *p = buf;
 	while (n > 0) {
@@ -146,17 +147,60 @@ static int remote_io(struct remote_conn *c, void *buf, size_t n, int writing)
 	return 0;
 }
 
-/* Send the STATS frame (id, stamped t0) and read one whole reply frame. */
-static int remote_exchange(struct remote_conn *c, uint64_t id, uint64_t *t0,
-	struct fl_frame_hdr *h, uint8_t **payload, char *err, size_t errlen)
+struct fl_remote *fl_remote_open(const char *addr, struct ssl_ctx_st *tls, double timeout_s,
+	char *err, size_t errlen)
+{
+	struct fl_remote *c = calloc(1, sizeof *c);
+
+	if (c == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->next_id = 1;
+	if (remote_connect(addr, timeout_s, &c->fd, err, errlen) != 0) {
+		free(c);
+		return NULL;
+	}
+	if (tls != NULL) {
+		c->ssl = SSL_new(tls);
+		if (c->ssl == NULL || SSL_set_fd(c->ssl, c->fd) != 1 || SSL_connect(c->ssl) != 1) {
+			snprintf(err, errlen, "TLS handshake with %s failed (a certificate from "
+				"another --tls-dir, or a plain server?)", addr);
+			fl_remote_close(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+void fl_remote_close(struct fl_remote *c)
+{
+	if (c == NULL)
+		return;
+	if (c->ssl) {
+		SSL_shutdown(c->ssl);
+		SSL_free(c->ssl);
+	}
+	close(c->fd);
+	free(c);
+}
+
+int fl_remote_exchange(struct fl_remote *c, enum fl_msg_type type, const void *body,
+	size_t len, struct fl_remote_reply *out, char *err, size_t errlen)
 {
 	uint8_t raw[FL_WIRE_HDR_BYTES];
+	struct fl_frame_hdr h;
 
-	*t0 = fl_wall_ns();
-	fl_hdr_init(h, FL_MSG_STATS, id, *t0);
-	fl_hdr_encode(h, raw);
-	if (remote_io(c, raw, sizeof raw, 1) != 0) {
-		snprintf(err, errlen, "sending STATS: %s", errno ? strerror(errno) : "failed");
+	memset(out, 0, sizeof *out);
+	out->request_id = c->next_id++;
+	out->t0_ns = fl_wall_ns();
+	fl_hdr_init(&h, type, out->request_id, out->t0_ns);
+	h.payload_len = (uint32_t)len;
+	fl_hdr_encode(&h, raw);
+	errno = 0;
+	if (remote_io(c, raw, sizeof raw, 1) != 0 ||
+	    (len > 0 && remote_io(c, (void *)body, len, 1) != 0)) {
+		snprintf(err, errlen, "sending the frame: %s", errno ? strerror(errno) : "failed");
 		return -1;
 	}
 	if (remote_io(c, raw, sizeof raw, 0) != 0) {
@@ -164,54 +208,40 @@ static int remote_exchange(struct remote_conn *c, uint64_t id, uint64_t *t0,
 			errno ? strerror(errno) : "connection closed (a server without STATS?)");
 		return -1;
 	}
-	int rc = fl_hdr_decode(raw, h, FL_REMOTE_MAX_REPLY_BYTES);
+	int rc = fl_hdr_decode(raw, &out->hdr, FL_REMOTE_MAX_REPLY_BYTES);
 	if (rc != FL_WIRE_FRAME) {
 		snprintf(err, errlen, "bad reply header: %s", fl_wire_strerror(rc));
 		return -1;
 	}
-	*payload = malloc(h->payload_len ? h->payload_len : 1);
-	if (*payload == NULL || remote_io(c, *payload, h->payload_len, 0) != 0) {
-		snprintf(err, errlen, "reading the %u-byte stats reply: %s", h->payload_len,
-			*payload ? "short read" : "out of memory");
+	out->payload = malloc(out->hdr.payload_len ? out->hdr.payload_len : 1);
+	if (out->payload == NULL || remote_io(c, out->payload, out->hdr.payload_len, 0) != 0) {
+		snprintf(err, errlen, "reading the %u-byte reply: %s", out->hdr.payload_len,
+			out->payload ? "short read" : "out of memory");
+		free(out->payload);
+		out->payload = NULL;
 		return -1;
 	}
+	out->t3_ns = fl_wall_ns();
 	return 0;
 }
 
 json_t *fl_remote_stats(const char *addr, struct ssl_ctx_st *tls, double timeout_s,
 	struct fl_clock_sample *clk, char *err, size_t errlen)
 {
-	static uint64_t next_id = 1;  /* the run's main thread only */
-	struct remote_conn c = { .fd = -1 };
-	struct fl_frame_hdr h;
-	uint8_t *payload = NULL;
-	uint64_t t0 = 0, id = next_id++;
+	struct fl_remote_reply rep;
 	json_t *j = NULL;
+	struct fl_remote *c = fl_remote_open(addr, tls, timeout_s, err, errlen);
 
-	if (remote_connect(addr, timeout_s, &c.fd, err, errlen) != 0)
+	if (c == NULL)
 		return NULL;
-	if (tls != NULL) {
-		c.ssl = SSL_new(tls);
-		if (c.ssl == NULL || SSL_set_fd(c.ssl, c.fd) != 1 || SSL_connect(c.ssl) != 1) {
-			snprintf(err, errlen, "TLS handshake with %s failed (certificate from "
-				"another --tls-dir?)", addr);
-			goto out;
-		}
+	if (fl_remote_exchange(c, FL_MSG_STATS, NULL, 0, &rep, err, errlen) == 0) {
+		j = fl_remote_parse_reply(&rep.hdr, rep.request_id, rep.payload,
+			rep.hdr.payload_len, err, errlen);
+		json_t *ts = json_object_get(j, "snapshot_wall_ns");
+		if (json_is_integer(ts) && json_integer_value(ts) > 0)
+			fl_clock_add(clk, rep.t0_ns, (uint64_t)json_integer_value(ts), rep.t3_ns);
+		free(rep.payload);
 	}
-	errno = 0;
-	if (remote_exchange(&c, id, &t0, &h, &payload, err, errlen) != 0)
-		goto out;
-	uint64_t t3 = fl_wall_ns();
-	j = fl_remote_parse_reply(&h, id, payload, h.payload_len, err, errlen);
-	json_t *ts = json_object_get(j, "snapshot_wall_ns");
-	if (j && json_is_integer(ts) && json_integer_value(ts) > 0)
-		fl_clock_add(clk, t0, (uint64_t)json_integer_value(ts), t3);
-out:
-	free(payload);
-	if (c.ssl) {
-		SSL_shutdown(c.ssl);
-		SSL_free(c.ssl);
-	}
-	close(c.fd);
+	fl_remote_close(c);
 	return j;
 }

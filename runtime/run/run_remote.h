@@ -1,14 +1,8 @@
 /* run_remote.h: the stats of a leaf or mock that `frontload run` did not start, read over
- * its own port (a STATS frame, wire.h), and the clock check of the host it runs on.
+ * its own port (a STATS frame, wire.h), with a clock sample of its host (run_clock.h).
  *
  * No ssh and no shared files: the run connects to the server's address, sends one STATS
  * frame and gets back the snapshot the server's stats file gets (leaf_io.h, mock_server.c).
- *
- * Clock check, NTP-style with one server stamp: the frame leaves at t0 (this host's
- * realtime clock), the snapshot is stamped ts (the server's, snapshot_wall_ns), the reply
- * arrives at t3 (ours). ts happened between t0 and t3, so the server's clock is ahead of
- * ours by offset = ts - (t0 + t3) / 2, within +- (t3 - t0) / 2. Of several samples the one
- * with the shortest round trip is kept: the tightest bound.
  */
 #ifndef FL_RUN_REMOTE_H
 #define FL_RUN_REMOTE_H
@@ -18,8 +12,9 @@
 
 #include <jansson.h>
 
+#include "wire.h"
+
 struct fl_clock_sample;
-struct fl_frame_hdr;
 struct ssl_ctx_st;
 
 #define FL_REMOTE_MAX_REPLY_BYTES (64u << 20)  /* largest stats reply taken (bytes) */
@@ -31,10 +26,32 @@ struct ssl_ctx_st;
 json_t *fl_remote_parse_reply(const struct fl_frame_hdr *h, uint64_t request_id,
 	const uint8_t *payload, size_t len, char *err, size_t errlen);
 
+/* One open connection to a server, blocking, each call bounded by a timeout. */
+struct fl_remote;
+
+/* A reply read by fl_remote_exchange. */
+struct fl_remote_reply {
+	struct fl_frame_hdr hdr;   /* decoded and checked */
+	uint8_t *payload;          /* hdr.payload_len bytes (malloc'd: the caller frees) */
+	uint64_t request_id;       /* the id the request went out with */
+	uint64_t t0_ns, t3_ns;     /* our realtime clock at send and at the reply's end */
+};
+
 /* Connect to addr (HOST:PORT), over TLS with tls (a client context, tls.h) or plain TCP
- * when NULL, send one STATS frame and read the reply; each connect, write and read waits
- * at most timeout_s. Returns the snapshot (new reference) and adds its clock sample to
- * clk (when it carries snapshot_wall_ns), or NULL with err filled. */
+ * when NULL; each connect, handshake, write and read waits at most timeout_s. NULL with
+ * err filled on failure. */
+struct fl_remote *fl_remote_open(const char *addr, struct ssl_ctx_st *tls, double timeout_s,
+	char *err, size_t errlen);
+
+/* Send one frame (type, body of len bytes: STATS takes none; a test may send a wrong
+ * one) and read one reply frame into out. 0, or -1 with err filled. */
+int fl_remote_exchange(struct fl_remote *c, enum fl_msg_type type, const void *body,
+	size_t len, struct fl_remote_reply *out, char *err, size_t errlen);
+
+void fl_remote_close(struct fl_remote *c);
+
+/* Open, one STATS exchange, close: returns the snapshot (new reference) and adds its
+ * clock sample to clk (when it carries snapshot_wall_ns), or NULL with err filled. */
 json_t *fl_remote_stats(const char *addr, struct ssl_ctx_st *tls, double timeout_s,
 	struct fl_clock_sample *clk, char *err, size_t errlen);
 

@@ -697,6 +697,7 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "active_copies", c->active_copies >= 0 ?
 		json_integer(c->active_copies) : json_null());
 	json_object_set_new(j, "tls", json_boolean(c->tls));
+	json_object_set_new(j, "tls_dir", c->tls_dir ? json_string(c->tls_dir) : json_null());
 	json_object_set_new(j, "trace", json_boolean(c->trace));
 	json_object_set_new(j, "leaf_args", c->leaf_args ? json_string(c->leaf_args) :
 		json_null());

@@ -88,6 +88,7 @@ struct fl_run_config {
 	int64_t extractors_per_story;  /* < 0: the leaf's default */
 	int64_t active_copies;     /* < 0: the leaf's default */
 	int tls;
+	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
 	double ready_timeout_s;
