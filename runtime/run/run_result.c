@@ -208,7 +208,7 @@ json_t *fl_result_build_summary(const char *exe_dir)
 		if (cfg != NULL) {
 			static const char *const keys[] = { "configure_args", "copies", "seed",
 				"clone", "shards", "cc", "cc_version", "cflags", "linker", "sanitizers",
-				"variants", "functions" };
+				"variants", "functions", "build_id" };  /* build_id: a deployed copy's */
 			for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
 				copy_key(b, cfg, keys[k]);
 		}
