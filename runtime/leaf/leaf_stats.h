@@ -2,10 +2,11 @@
  * the per-thread meters (stage CPU clock, PMU counter group) the pools keep for it.
  *
  * Shape (all counters are totals since start; times in ns unless named otherwise):
- *   uptime_s, snapshot_wall_ns (realtime clock when taken), config {every knob}, requests {received, replied, ok, overloaded,
- *   bad_request, denied, stale, internal, dropped_disconnected}, frames {bad_magic,
- *   bad_version, bad_type, bad_flags, too_long}, connections {accepted, closed,
- *   dropped_slow, tls_handshakes, listener_cipher}, bytes_in, bytes_out, extract_calls,
+ *   uptime_s, snapshot_wall_ns (realtime clock when taken), config {every knob},
+ *   requests {received, replied, ok, overloaded, bad_request, denied, stale, internal,
+ *   dropped_disconnected}, frames {bad_magic, bad_version, bad_type, bad_flags, too_long,
+ *   stats_requests}, connections {accepted, closed, dropped_slow, tls_handshakes,
+ *   listener_cipher}, bytes_in, bytes_out, extract_calls,
  *   stages {<stage>: {cpu_ns, wall_ns}}, cpu_share {<stage>: share of summed stage CPU},
  *   cpu_clock {requested, method, fast_path_unavailable, threads {perf-mmap,
  *   clock_gettime}}, pmu {enabled, supported, why, user_only, ranker|io|fanout|total
