@@ -904,8 +904,10 @@ void fl_io_free(struct fl_io *io)
 	free(io);
 }
 
-void fl_io_stats_claim(struct fl_io *io)
+unsigned fl_io_stats_claim(struct fl_io *io)
 {
+	unsigned n = 0;
+
 	for (unsigned i = 0; i < io->nthreads; i++) {
 		struct io_thread *t = &io->th[i];
 		pthread_mutex_lock(&t->inbox_lock);
@@ -914,9 +916,11 @@ void fl_io_stats_claim(struct fl_io *io)
 			t->st_waiting = w->next;
 			w->next = t->st_claimed;
 			t->st_claimed = w;
+			n++;
 		}
 		pthread_mutex_unlock(&t->inbox_lock);
 	}
+	return n;
 }
 
 void fl_io_stats_answer(struct fl_io *io, const char *json, size_t len)

@@ -111,8 +111,9 @@ void fl_io_stop(struct fl_io *io);
 void fl_io_free(struct fl_io *io);
 
 /* Claim the STATS frames waiting now: the next fl_io_stats_answer answers them. Call
- * before building the snapshot, so every request claimed is older than it. Main thread. */
-void fl_io_stats_claim(struct fl_io *io);
+ * before building the snapshot, so every request claimed is older than it. Returns how
+ * many were claimed (0: no answer to make). Main thread. */
+unsigned fl_io_stats_claim(struct fl_io *io);
 
 /* Answer the claimed STATS frames with json (len bytes, copied), or with INTERNAL when
  * json is NULL. Main thread. */

@@ -645,16 +645,21 @@ static void leaf_write_stats(struct leaf_server *s)
 {
 	char err[512];
 
-	fl_io_stats_claim(s->io);
+	unsigned asked = fl_io_stats_claim(s->io);
+	if (asked == 0 && s->cfg.stats_file == NULL)
+		return;
 	json_t *root = fl_leaf_stats_json(&s->stats);
 	if (root == NULL)
 		fprintf(stderr, PROG ": stats: out of memory\n");
 	else if (s->cfg.stats_file &&
 	    fl_leaf_stats_write_json(root, s->cfg.stats_file, err, sizeof(err)) != 0)
 		fprintf(stderr, PROG ": %s\n", err);
-	char *text = root ? json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
-	fl_io_stats_answer(s->io, text, text ? strlen(text) : 0);
-	free(text);
+	if (asked > 0) {
+		char *text = root ? json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(10)) :
+			NULL;
+		fl_io_stats_answer(s->io, text, text ? strlen(text) : 0);
+		free(text);
+	}
 	json_decref(root);
 }
 

@@ -72,6 +72,15 @@ static void argv_split(struct run_argv *a, const char *text)
 	}
 }
 
+/* --tls-dir for a child, when the run was given one. */
+static void argv_tls_dir(struct run_argv *a, const struct fl_run_config *c)
+{
+	if (c->tls_dir) {
+		argv_add(a, "--tls-dir");
+		argv_add(a, "%s", c->tls_dir);
+	}
+}
+
 static void argv_free(struct run_argv *a)
 {
 	for (int i = 0; i < a->n; i++)
@@ -209,10 +218,7 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--threads");
 			argv_add(&a, "%u", in->mock_cpus.n / 2 ? in->mock_cpus.n / 2 : 1);
 		}
-		if (c->tls_dir) {
-			argv_add(&a, "--tls-dir");
-			argv_add(&a, "%s", c->tls_dir);
-		}
+		argv_tls_dir(&a, c);
 		argv_split(&a, c->mock_args);
 		rc = run_spawn(r, &in->mock, &a, &in->mock_cpus, 0);
 		argv_free(&a);
@@ -270,10 +276,7 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--fanout-threads");
 			argv_add(&a, "%u", q);
 		}
-		if (c->tls_dir) {
-			argv_add(&a, "--tls-dir");
-			argv_add(&a, "%s", c->tls_dir);
-		}
+		argv_tls_dir(&a, c);
 		argv_split(&a, c->leaf_args);
 		rc = run_spawn(r, &in->leaf, &a, &in->leaf_cpus, 0);
 		argv_free(&a);
@@ -316,10 +319,7 @@ int run_start(struct fl_run *r)
 			else
 				argv_add(&a, "%s/trace.csv", r->dir);
 		}
-		if (c->tls_dir) {
-			argv_add(&a, "--tls-dir");
-			argv_add(&a, "%s", c->tls_dir);
-		}
+		argv_tls_dir(&a, c);
 		argv_split(&a, c->driver_args);
 		rc = run_spawn(r, &in->driver, &a, &in->driver_cpus, 1);
 		argv_free(&a);

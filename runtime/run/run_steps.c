@@ -28,8 +28,8 @@
 
 /* A fresh stats snapshot of in's leaf. Ours: SIGUSR1, then wait for the file to be
  * replaced (it is written to a temp file and renamed, so a new inode means a new
- * snapshot). Remote: a STATS frame to its port. NULL when it is gone or does not answer
- * within RUN_STATS_WAIT_S. */
+ * snapshot). Remote: a STATS frame to its port (run_remote_snapshot). NULL when it is
+ * gone or does not answer in time. */
 static json_t *run_leaf_snapshot(struct fl_run *r, struct fl_run_instance *in)
 {
 	struct stat st;
