@@ -326,6 +326,79 @@ static void test_stage_share_null(void **state)
 	json_decref(res);
 }
 
+/* A remote leaf and mock (--leaf, --mock): leaf stats come from the wire, the mock's end
+ * snapshot is kept, and a clock surely beyond the bound makes within_bound false. */
+static void test_remote_clocks(void **state)
+{
+	(void)state;
+	struct fl_run r;
+	struct fl_run_instance in;
+	char dir[] = "/tmp/fl-test-result.XXXXXX", path[256], err[256];
+
+	assert_non_null(mkdtemp(dir));
+	memset(&r, 0, sizeof r);
+	memset(&in, 0, sizeof in);
+	snprintf(r.dir, sizeof r.dir, "%s", dir);
+	snprintf(r.run_id, sizeof r.run_id, "test");
+	r.final_step = -1;
+	r.ninst = 1;
+	r.inst = &in;
+	r.cfg.clock_bound_ms = 10;
+	snprintf(in.leaf_addr, sizeof in.leaf_addr, "10.0.0.2:7000");
+	snprintf(in.mock_addr, sizeof in.mock_addr, "10.0.0.3:7001");
+	in.leaf_stats_pre = leaf_snapshot(1, 0);
+	in.leaf_stats_post = leaf_snapshot(2, 0);
+	in.mock_stats_end = json_pack("{si}", "requests", 42);
+	in.leaf_clock = (struct fl_clock_sample){ 3, 0.25, 0.1, 0.2 };
+	in.mock_clock = (struct fl_clock_sample){ 2, -25.0, 0.5, 1.0 };
+	assert_int_equal(fl_result_write(&r, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	json_t *j = fl_result_load_json(path);
+	assert_non_null(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/steps.csv", dir);
+	unlink(path);
+	rmdir(dir);
+
+	const json_t *l = leaf_of(j);
+	assert_string_equal(json_string_value(json_object_get(l, "source")), "wire");
+	assert_string_equal(json_string_value(json_object_get(l, "address")), "10.0.0.2:7000");
+	assert_true(json_is_object(json_object_get(l, "final_window")));
+	const json_t *m = json_object_get(json_array_get(json_object_get(j, "instances"), 0),
+		"mock_stats");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "end"),
+		"requests")), 42);
+	const json_t *c = json_object_get(j, "clocks");
+	assert_true(json_is_false(json_object_get(c, "within_bound")));
+	const json_t *hosts = json_object_get(c, "hosts");
+	assert_int_equal(json_array_size(hosts), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(hosts, 0),
+		"verdict")), "ok");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(hosts, 1),
+		"verdict")), "beyond");
+	assert_float_equal(json_real_value(json_object_get(json_array_get(hosts, 1),
+		"offset_ms")), -25.0, 1e-9);
+
+	/* Within the bound once the mock's clock is fixed. */
+	in.mock_clock.offset_ms = 2;
+	assert_non_null(mkdtemp(strcpy(dir, "/tmp/fl-test-result.XXXXXX")));
+	snprintf(r.dir, sizeof r.dir, "%s", dir);
+	assert_int_equal(fl_result_write(&r, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	json_t *k = fl_result_load_json(path);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/steps.csv", dir);
+	unlink(path);
+	rmdir(dir);
+	assert_true(json_is_true(json_object_get(json_object_get(k, "clocks"),
+		"within_bound")));
+	json_decref(k);
+	json_decref(j);
+	json_decref(in.leaf_stats_pre);
+	json_decref(in.leaf_stats_post);
+	json_decref(in.mock_stats_end);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_pmu_delta_odd),
 		cmocka_unit_test(test_result_not_converged),
 		cmocka_unit_test(test_stage_share_null),
+		cmocka_unit_test(test_remote_clocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

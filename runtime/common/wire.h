@@ -39,7 +39,12 @@ enum fl_msg_type {
 	FL_MSG_REPLY = 2,    /* the answer: LeafReply or RpcReply; status says how it went */
 	FL_MSG_PING = 3,     /* keepalive on an idle channel; empty payload */
 	FL_MSG_PONG = 4,     /* answer to a ping, same request_id; empty payload */
-	FL_MSG_TYPE_MAX = 4
+	FL_MSG_STATS = 5,    /* client -> leaf or mock: a stats snapshot, please; empty
+	                        payload. Answered by a REPLY whose payload is the snapshot
+	                        as JSON text (the stats file's object, compact, with
+	                        snapshot_wall_ns: the server's realtime clock when taken),
+	                        or a non-OK status with an ErrorReply */
+	FL_MSG_TYPE_MAX = 5
 };
 
 enum fl_frame_flag {

@@ -35,6 +35,17 @@
 #define IO_ACCEPT_PAUSE_MS 100  /* listener off this long after accept() fails (EMFILE) */
 
 struct io_thread;
+struct io_conn;
+
+/* A STATS frame waiting for the main thread's snapshot (leaf_io.h). */
+struct io_stats_wait {
+	struct io_conn *c;           /* holds a reference on it */
+	uint64_t request_id, client_ts_ns;
+	uint64_t decoded_ns;         /* fl_mono_ns when the frame was taken */
+	char *json;                  /* the answer (owned), NULL: none could be made */
+	size_t len;
+	struct io_stats_wait *next;
+};
 
 enum conn_state {
 	CONN_OPEN,     /**< reading frames, writing replies */
@@ -65,6 +76,10 @@ struct io_thread {
 	struct event *accept_retry_ev; /* timer: listener back on after an accept error */
 	pthread_mutex_t inbox_lock;  /* guards inbox */
 	struct fl_job *inbox_head, *inbox_tail;
+	struct event *stats_ev;      /* activated by main: STATS answers are ready */
+	struct io_stats_wait *st_waiting; /* STATS frames not yet claimed (inbox_lock) */
+	struct io_stats_wait *st_claimed; /* claimed by main, snapshot being built */
+	struct io_stats_wait *st_ready;   /* answered, to be written by this thread */
 	struct io_conn *conns;       /* live connections */
 	int draining;                /* stopping: shed new requests (IO thread only) */
 	unsigned npending;           /* atomic: connections with pending output */
@@ -255,6 +270,98 @@ static int conn_bad_prefix(struct evbuffer *in)
 
 static void io_job_done(struct fl_job *job);
 
+/* Queue the answer to a STATS frame: w's JSON (OK), or status with an ErrorReply saying
+ * msg. Not a request, so only the byte counters see it. -1 when the connection is gone. */
+static int conn_stats_reply(struct io_conn *c, const struct io_stats_wait *w,
+	uint32_t status, const char *msg)
+{
+	struct io_thread *t = c->t;
+	struct fl_bytes er = { 0 };
+	const void *p = w->json;
+	size_t n = w->len;
+	struct fl_frame_hdr h;
+
+	if (c->state != CONN_OPEN)
+		return -1;
+	if (status != FL_STATUS_OK) {
+		fl_error_reply_encode(&er, msg);
+		p = er.data;
+		n = er.len;
+	}
+	fl_hdr_init(&h, FL_MSG_REPLY, w->request_id, w->client_ts_ns);
+	h.status = status;
+	h.server_ns = fl_mono_ns() - w->decoded_ns;
+	int rc = fl_wire_push(bufferevent_get_output(c->bev), &h, p, n);
+	fl_bytes_free(&er);
+	if (rc != 0) {
+		IO_ADD(t, internal, 1);
+		conn_close(c);
+		return -1;
+	}
+	IO_ADD(t, bytes_out, FL_WIRE_HDR_BYTES + n);
+	conn_set_pending(c, 1);
+	conn_note(c);
+	return 0;
+}
+
+/* A STATS frame: park it on the thread and ask main for a snapshot. A payload or flags
+ * make it malformed (answered at once, the stream stays usable). -1: connection gone. */
+static int conn_stats(struct io_conn *c, const struct fl_frame_hdr *h, uint64_t decoded_ns)
+{
+	struct io_thread *t = c->t;
+	const struct fl_io_config *cfg = &t->io->cfg;
+	struct io_stats_wait now = { .request_id = h->request_id,
+		.client_ts_ns = h->client_ts_ns, .decoded_ns = decoded_ns };
+
+	IO_ADD(t, stats_requests, 1);
+	if (h->payload_len != 0 || h->flags != 0)
+		return conn_stats_reply(c, &now, FL_STATUS_BAD_REQUEST,
+			"bad stats request: STATS takes no payload and no flags");
+	struct io_stats_wait *w = cfg->stats_wanted ? malloc(sizeof(*w)) : NULL;
+	if (w == NULL)
+		return conn_stats_reply(c, &now, FL_STATUS_INTERNAL, cfg->stats_wanted ?
+			"stats: out of memory" : "stats: not served by this server");
+	*w = now;
+	w->c = c;
+	c->refs++;
+	pthread_mutex_lock(&t->inbox_lock);
+	w->next = t->st_waiting;
+	t->st_waiting = w;
+	pthread_mutex_unlock(&t->inbox_lock);
+	cfg->stats_wanted(cfg->stats_arg);
+	return 0;
+}
+
+/* Release a list of STATS waits, answered or not. The owning IO thread, or main once the
+ * loops are gone. */
+static void io_stats_drop(struct io_stats_wait *w)
+{
+	while (w) {
+		struct io_stats_wait *next = w->next;
+		conn_unref(w->c);
+		free(w->json);
+		free(w);
+		w = next;
+	}
+}
+
+/* Main has answered: write what is ready. */
+static void io_stats_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct io_thread *t = arg;
+	(void)fd;
+	(void)what;
+
+	pthread_mutex_lock(&t->inbox_lock);
+	struct io_stats_wait *w = t->st_ready;
+	t->st_ready = NULL;
+	pthread_mutex_unlock(&t->inbox_lock);
+	for (struct io_stats_wait *p = w; p; p = p->next)
+		conn_stats_reply(p->c, p, p->json ? FL_STATUS_OK : FL_STATUS_INTERNAL,
+			"stats: out of memory");
+	io_stats_drop(w);
+}
+
 /* A REQUEST frame: admit (or shed) and queue it to the RANKER pool. The payload is
  * taken over. Returns -1 when the connection was closed. */
 static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t *payload,
@@ -327,6 +434,13 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 				conn_bad_frame(c, FL_WIRE_BAD_MAGIC);
 			break;
 		}
+		if (rc == FL_WIRE_FRAME && h.type == FL_MSG_STATS) {
+			IO_ADD(t, bytes_in, FL_WIRE_HDR_BYTES + h.payload_len);
+			free(payload);
+			if (conn_stats(c, &h, fl_mono_ns()) != 0)
+				break;
+			continue;
+		}
 		if (rc == FL_WIRE_FRAME && (h.type == FL_MSG_REPLY || h.type == FL_MSG_PONG)) {
 			free(payload);
 			rc = FL_WIRE_BAD_TYPE;
@@ -334,7 +448,8 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 			IO_ADD(t, bad_type, 1);
 			IO_ADD(t, bytes_in, FL_WIRE_HDR_BYTES + h.payload_len);
 			struct fl_bytes er = { 0 };
-			fl_error_reply_encode(&er, "bad frame: only REQUEST and PING served");
+			fl_error_reply_encode(&er, "bad frame: only REQUEST, PING and STATS "
+				"served");
 			bufferevent_disable(bev, EV_READ);
 			evbuffer_drain(in, evbuffer_get_length(in));
 			c->state = CONN_CLOSING;
@@ -620,7 +735,8 @@ struct fl_io *fl_io_new(const struct fl_io_config *cfg, char *err, size_t errlen
 		t->inbox_ev = event_new(t->base, -1, 0, io_inbox_cb, t);
 		t->stop_accept_ev = event_new(t->base, -1, 0, io_stop_accept_cb, t);
 		t->accept_retry_ev = evtimer_new(t->base, io_accept_retry_cb, t);
-		if (!t->inbox_ev || !t->stop_accept_ev || !t->accept_retry_ev) {
+		t->stats_ev = event_new(t->base, -1, 0, io_stats_cb, t);
+		if (!t->inbox_ev || !t->stop_accept_ev || !t->accept_retry_ev || !t->stats_ev) {
 			snprintf(err, errlen, "io: event_new failed");
 			goto fail;
 		}
@@ -710,6 +826,11 @@ void fl_io_stop(struct fl_io *io)
 			pthread_join(t->tid, NULL);
 			t->started = 0;
 		}
+		/* STATS frames never answered: their connections are closed below. */
+		io_stats_drop(t->st_waiting);
+		io_stats_drop(t->st_claimed);
+		io_stats_drop(t->st_ready);
+		t->st_waiting = t->st_claimed = t->st_ready = NULL;
 		/* Replies the loop never got to: dropped (counted), admission released. */
 		struct fl_job *job = t->inbox_head;
 		t->inbox_head = t->inbox_tail = NULL;
@@ -748,6 +869,8 @@ void fl_io_free(struct fl_io *io)
 			event_free(t->stop_accept_ev);
 		if (t->accept_retry_ev)
 			event_free(t->accept_retry_ev);
+		if (t->stats_ev)
+			event_free(t->stats_ev);
 		if (t->base)
 			event_base_free(t->base);
 		fl_meter_close(&t->meter);
@@ -756,6 +879,56 @@ void fl_io_free(struct fl_io *io)
 	pthread_mutex_destroy(&io->cipher_lock);
 	free(io->th);
 	free(io);
+}
+
+unsigned fl_io_stats_claim(struct fl_io *io)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < io->nthreads; i++) {
+		struct io_thread *t = &io->th[i];
+		pthread_mutex_lock(&t->inbox_lock);
+		while (t->st_waiting) {
+			struct io_stats_wait *w = t->st_waiting;
+			t->st_waiting = w->next;
+			w->next = t->st_claimed;
+			t->st_claimed = w;
+			n++;
+		}
+		pthread_mutex_unlock(&t->inbox_lock);
+	}
+	return n;
+}
+
+void fl_io_stats_answer(struct fl_io *io, const char *json, size_t len)
+{
+	for (unsigned i = 0; i < io->nthreads; i++) {
+		struct io_thread *t = &io->th[i];
+		pthread_mutex_lock(&t->inbox_lock);
+		struct io_stats_wait *w = t->st_claimed;
+		t->st_claimed = NULL;
+		pthread_mutex_unlock(&t->inbox_lock);
+		if (w == NULL)
+			continue;
+		if (!t->started) {
+			io_stats_drop(w);  /* no loop to write it any more */
+			continue;
+		}
+		struct io_stats_wait *last = w;
+		for (struct io_stats_wait *p = w; p; p = p->next) {
+			p->json = json ? malloc(len ? len : 1) : NULL;
+			if (p->json) {
+				memcpy(p->json, json, len);
+				p->len = len;
+			}
+			last = p;
+		}
+		pthread_mutex_lock(&t->inbox_lock);
+		last->next = t->st_ready;
+		t->st_ready = w;
+		pthread_mutex_unlock(&t->inbox_lock);
+		event_active(t->stats_ev, EV_READ, 1);
+	}
 }
 
 void fl_io_stats(struct fl_io *io, struct fl_io_stats *s)

@@ -11,6 +11,10 @@
  * flight has their replies dropped and counted. A connection holding max_output_bytes of
  * unsent replies when another is due (a client that does not read) is dropped and
  * counted; a single reply larger than the bound still goes out to a reading client.
+ * A STATS frame (wire.h) waits on its thread until the main thread has taken a snapshot
+ * (cfg.stats_wanted wakes it; fl_io_stats_claim, then fl_io_stats_answer): the reply is
+ * the very snapshot the stats file gets, taken after the request arrived. A STATS frame
+ * with a payload gets BAD_REQUEST and the connection stays open (the stream is intact).
  */
 #ifndef FL_LEAF_IO_H
 #define FL_LEAF_IO_H
@@ -36,6 +40,9 @@ struct fl_io_config {
 	struct fl_ranker *ranker;      /* where requests go */
 	const struct fl_meter_config *meter; /* PMU group per thread (IO threads time no
 	                                  stage, so they open no clock); NULL: none */
+	void (*stats_wanted)(void *arg); /* a STATS frame waits: take a snapshot soon. Called
+	                                  on an IO thread; NULL: STATS refused (INTERNAL) */
+	void *stats_arg;
 };
 
 /* The counters, once: group in the stats JSON, then field name. */
@@ -56,6 +63,7 @@ struct fl_io_config {
 	X(frames, bad_type)               /* includes REPLY/PONG sent to the leaf */ \
 	X(frames, bad_flags) \
 	X(frames, too_long) \
+	X(frames, stats_requests)         /* STATS frames taken (answered or not) */ \
 	X(connections, accepted) \
 	X(connections, closed) \
 	X(connections, dropped_slow)      /* unsent output reached max_output_bytes */ \
@@ -101,6 +109,15 @@ void fl_io_stop(struct fl_io *io);
 
 /* Stop (if running), close every connection and free everything. */
 void fl_io_free(struct fl_io *io);
+
+/* Claim the STATS frames waiting now: the next fl_io_stats_answer answers them. Call
+ * before building the snapshot, so every request claimed is older than it. Returns how
+ * many were claimed (0: no answer to make). Main thread. */
+unsigned fl_io_stats_claim(struct fl_io *io);
+
+/* Answer the claimed STATS frames with json (len bytes, copied), or with INTERNAL when
+ * json is NULL. Main thread. */
+void fl_io_stats_answer(struct fl_io *io, const char *json, size_t len);
 
 /* Sum the threads' counters and CPU. Main thread (any thread but the IO threads). */
 void fl_io_stats(struct fl_io *io, struct fl_io_stats *s);

@@ -200,7 +200,10 @@ static const char usage_tail[] =
 "\n"
 "signals: SIGTERM/SIGINT stop accepting (connections; new requests are answered\n"
 "OVERLOADED), drain in-flight requests (up to 2 s), write the final stats and exit 0;\n"
-"SIGUSR1 writes the stats now.\n"
+"SIGUSR1 writes the stats now. A STATS frame on the port (wire.h) takes a snapshot\n"
+"too: written to --stats-file and sent back as the reply (compact JSON), so a remote\n"
+"`frontload run --leaf` reads the stats without a shared file; snapshot_wall_ns is\n"
+"this host's realtime clock when it was taken (its clock check).\n"
 "stats (--stats-file, JSON; counts since start, times in ns): requests, frames,\n"
 "connections, stages {<stage>: cpu_ns, wall_ns}, cpu_share (null before any CPU was\n"
 "measured), pools {io, ranker, fanout: threads, cpu_ns (null when cpu_unread, the\n"
@@ -407,7 +410,6 @@ static uint32_t pct_q16(double pct)
 	return (uint32_t)lround(pct * 65536.0 / 100.0);
 }
 
-/* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
 /* The scratch cap of the pools' configs: 0 (grow-only) when the tuning is off. */
 static size_t keep_bytes(void)
 {
@@ -416,6 +418,14 @@ static size_t keep_bytes(void)
 	return k == SIZE_MAX ? 0 : k;
 }
 
+/* An IO thread holds a STATS frame: wake main's sigtimedwait as SIGUSR1 does. */
+static void leaf_stats_wanted(void *arg)
+{
+	(void)arg;
+	kill(getpid(), SIGUSR1);
+}
+
+/* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
 static void leaf_start(struct leaf_server *s)
 {
 	struct leaf_config *c = &s->cfg;
@@ -544,6 +554,7 @@ static void leaf_start(struct leaf_server *s)
 		.ovh = s->ovh,
 		.ranker = s->ranker,
 		.meter = &s->meter,
+		.stats_wanted = leaf_stats_wanted,
 	};
 	if (!(s->io = fl_io_new(&ic, err, sizeof(err))))
 		die(1, "%s", err);
@@ -639,12 +650,28 @@ static void leaf_banner(struct leaf_server *s)
 	fflush(stdout);
 }
 
+/* One snapshot: into the stats file (if any) and to every STATS frame claimed before it
+ * was taken (leaf_io.h), so a remote reader gets exactly what the file holds. */
 static void leaf_write_stats(struct leaf_server *s)
 {
 	char err[512];
-	if (s->cfg.stats_file &&
-	    fl_leaf_stats_write(&s->stats, s->cfg.stats_file, err, sizeof(err)) != 0)
+
+	unsigned asked = fl_io_stats_claim(s->io);
+	if (asked == 0 && s->cfg.stats_file == NULL)
+		return;
+	json_t *root = fl_leaf_stats_json(&s->stats);
+	if (root == NULL)
+		fprintf(stderr, PROG ": stats: out of memory\n");
+	else if (s->cfg.stats_file &&
+	    fl_leaf_stats_write_json(root, s->cfg.stats_file, err, sizeof(err)) != 0)
 		fprintf(stderr, PROG ": %s\n", err);
+	if (asked > 0) {
+		char *text = root ? json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(10)) :
+			NULL;
+		fl_io_stats_answer(s->io, text, text ? strlen(text) : 0);
+		free(text);
+	}
+	json_decref(root);
 }
 
 /* Wait for signals; write stats every interval. Returns on SIGTERM or SIGINT. */

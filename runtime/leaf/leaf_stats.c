@@ -320,6 +320,8 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 		return NULL;
 	json_object_set_new(root, "uptime_s",
 		json_real((double)(fl_mono_ns() - src->start_ns) / 1e9));
+	/* For a remote reader's clock check (wire.h, FL_MSG_STATS). */
+	json_object_set_new(root, "snapshot_wall_ns", ju(fl_wall_ns()));
 	json_object_set_new(root, "config",
 		src->config ? json_deep_copy(src->config) : json_object());
 
@@ -390,13 +392,21 @@ json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src)
 int fl_leaf_stats_write(const struct fl_leaf_stats_src *src, const char *path, char *err,
 	size_t errlen)
 {
-	struct fl_atomic_file a;
-	char why[2 * FL_OSFILE_PATH_MAX + 64] = "";
 	json_t *root = fl_leaf_stats_json(src);
 	if (!root) {
 		snprintf(err, errlen, "stats: out of memory");
 		return -1;
 	}
+	int rc = fl_leaf_stats_write_json(root, path, err, errlen);
+	json_decref(root);
+	return rc;
+}
+
+int fl_leaf_stats_write_json(const struct json_t *root, const char *path, char *err,
+	size_t errlen)
+{
+	struct fl_atomic_file a;
+	char why[2 * FL_OSFILE_PATH_MAX + 64] = "";
 	int rc = fl_atomic_open(&a, path, 0644, 0, why, sizeof(why));
 	if (rc == 0) {
 		int ok = json_dumpf(root, a.f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0;
@@ -404,7 +414,6 @@ int fl_leaf_stats_write(const struct fl_leaf_stats_src *src, const char *path, c
 			snprintf(why, sizeof(why), "cannot write %s: %s", a.tmp, strerror(errno));
 		rc = fl_atomic_commit(&a, ok, why, sizeof(why));
 	}
-	json_decref(root);
 	if (rc != 0)
 		snprintf(err, errlen, "stats: %s", why);
 	return rc;

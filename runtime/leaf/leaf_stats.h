@@ -2,10 +2,11 @@
  * pools' per-thread meters it sums are in common/meter.h.
  *
  * Shape (all counters are totals since start; times in ns unless named otherwise):
- *   uptime_s, config {every knob}, requests {received, replied, ok, overloaded,
- *   bad_request, denied, stale, internal, dropped_disconnected}, frames {bad_magic,
- *   bad_version, bad_type, bad_flags, too_long}, connections {accepted, closed,
- *   dropped_slow, tls_handshakes, listener_cipher}, bytes_in, bytes_out, extract_calls,
+ *   uptime_s, snapshot_wall_ns (realtime clock when taken), config {every knob},
+ *   requests {received, replied, ok, overloaded, bad_request, denied, stale, internal,
+ *   dropped_disconnected}, frames {bad_magic, bad_version, bad_type, bad_flags, too_long,
+ *   stats_requests}, connections {accepted, closed, dropped_slow, tls_handshakes,
+ *   listener_cipher}, bytes_in, bytes_out, extract_calls,
  *   stages {<stage>: {cpu_ns, wall_ns}}, cpu_share {<stage>: share of summed stage CPU},
  *   cpu_clock {requested, method, fast_path_unavailable, threads {perf-mmap,
  *   clock_gettime}}, pmu {enabled, supported, why, user_only, ranker|io|fanout|total
@@ -73,6 +74,10 @@ struct json_t *fl_leaf_stats_json(const struct fl_leaf_stats_src *src);
 /* Write the stats object to path through path.tmp.<pid> and rename, so readers never
  * see a partial file. 0, or -1 (err filled). */
 int fl_leaf_stats_write(const struct fl_leaf_stats_src *src, const char *path, char *err,
+	size_t errlen);
+
+/* The same for an object already built (the snapshot a STATS frame also gets). */
+int fl_leaf_stats_write_json(const struct json_t *root, const char *path, char *err,
 	size_t errlen);
 
 #endif

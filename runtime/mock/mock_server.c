@@ -53,6 +53,7 @@
 	X(requests)             /* REQUEST frames that produced an OK reply */ \
 	X(zstd_requests)        /* of which had a zstd payload */ \
 	X(pings)                /* PING frames answered */ \
+	X(stats_requests)       /* STATS frames taken (answered, malformed included) */ \
 	X(bad_payloads)         /* payloads that failed to decompress or decode */ \
 	X(unknown_methods)      /* RpcRequest.method out of range */ \
 	X(short_bodies)         /* RpcRequest.body shorter than 4 bytes */ \
@@ -155,6 +156,7 @@ struct mock_server {
 
 static void conn_free(struct mock_conn *c);
 static void conn_maybe_close(struct mock_conn *c);
+static void srv_stats_json(struct mock_server *s, FILE *f);
 
 /* ---- replies ---- */
 
@@ -387,6 +389,37 @@ static int conn_request_serve(struct mock_conn *c, const struct fl_frame_hdr *re
 	return conn_push(c, &h, out->data, out->len);
 }
 
+/* A STATS frame: the stats file's snapshot, built now by the same writer, as the reply.
+ * One with a payload or flags is malformed: an error REPLY, the connection stays. */
+static int conn_stats(struct mock_conn *c, const struct fl_frame_hdr *h)
+{
+	struct mock_io *io = c->io;
+	char *text = NULL;
+	size_t len = 0;
+
+	MOCK_STAT_ADD(io, stats_requests, 1);
+	if (h->payload_len != 0 || h->flags != 0)
+		return conn_error_reply(c, h, FL_STATUS_BAD_REQUEST,
+			"bad stats request: STATS takes no payload and no flags");
+	FILE *f = open_memstream(&text, &len);
+	if (f != NULL) {
+		srv_stats_json(io->srv, f);
+		if (fclose(f) != 0) {
+			free(text);
+			text = NULL;
+		}
+	}
+	if (text == NULL) {
+		MOCK_STAT_ADD(io, internal_errors, 1);
+		return conn_error_reply(c, h, FL_STATUS_INTERNAL, "stats: out of memory");
+	}
+	struct fl_frame_hdr r;
+	fl_hdr_init(&r, FL_MSG_REPLY, h->request_id, h->client_ts_ns);
+	int rc = conn_push(c, &r, text, len);
+	free(text);
+	return rc;
+}
+
 /* Serve one frame with a good header. Returns 0, or -1 to drop the connection. */
 static int conn_frame(struct mock_conn *c, const struct fl_frame_hdr *h, const uint8_t *payload,
 	uint64_t t0_ns)
@@ -401,11 +434,13 @@ static int conn_frame(struct mock_conn *c, const struct fl_frame_hdr *h, const u
 		MOCK_STAT_ADD(io, pings, 1);
 		return conn_push(c, &pong, NULL, 0);
 	}
+	case FL_MSG_STATS:
+		return conn_stats(c, h);
 	default:
 		/* A well-formed REPLY or PONG: the stream is intact, so answer and go on. */
 		MOCK_STAT_ADD(io, bad_frames[MOCK_BAD_UNEXPECTED], 1);
 		return conn_error_reply(c, h, FL_STATUS_BAD_REQUEST,
-			"unexpected frame type: the mock takes REQUEST and PING");
+			"unexpected frame type: the mock takes REQUEST, PING and STATS");
 	}
 }
 
@@ -905,8 +940,9 @@ static void srv_stats_json(struct mock_server *s, FILE *f)
 	memcpy(tls, s->tls_last, sizeof tls);
 	pthread_mutex_unlock(&s->tls_lock);
 
-	fprintf(f, "{\n  \"uptime_s\": %.3f,\n  \"port\": %u,\n  \"threads\": %u,\n",
-		(double)(fl_mono_ns() - s->start_ns) / 1e9, (unsigned)s->port, s->cfg.threads);
+	fprintf(f, "{\n  \"uptime_s\": %.3f,\n  \"snapshot_wall_ns\": %" PRIu64 ",\n"
+		"  \"port\": %u,\n  \"threads\": %u,\n", (double)(fl_mono_ns() - s->start_ns) / 1e9,
+		fl_wall_ns(), (unsigned)s->port, s->cfg.threads);
 	fprintf(f, "  \"tls_last\": \"");
 	for (const char *p = tls; *p; p++)  /* OpenSSL names are plain, but stay valid JSON */
 		fputc(*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ? '?' : *p, f);

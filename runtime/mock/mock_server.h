@@ -3,8 +3,10 @@
  *
  * Each IO thread owns an event_base and its own listener on the shared port
  * (SO_REUSEPORT: the kernel spreads connections over the threads). A connection reads
- * frames (wire.h), answers PING with PONG and REQUEST with a REPLY carrying an RpcReply
- * from the method handlers (mock_methods.h), after the latency shaping of mock_shape.h.
+ * frames (wire.h), answers PING with PONG, STATS with a REPLY holding the stats JSON (as
+ * mock_server_write_stats would write it now; a STATS with a payload gets an error REPLY),
+ * and REQUEST with a REPLY carrying an RpcReply from the method handlers (mock_methods.h),
+ * after the latency shaping of mock_shape.h.
  * Replies may leave out of order; the client matches them by request_id. Faults never
  * stop the server: a bad frame header gets an error REPLY (BAD_REQUEST) and the connection
  * is closed after flushing; a payload that fails to decompress or decode, a short body or

@@ -70,7 +70,12 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
 		"per instance) instead of starting mock and leaf"),
 	FL_OPT_STR("mock", cfg.mock, "HOST:PORT[,...]", NULL, "use running mocks (one shared, "
-		"or one per instance) instead of starting them"),
+		"or one per instance) instead of starting them; with --leaf, the leaves' mocks, "
+		"only to read their stats"),
+	FL_OPT_REAL("clock-bound-ms", cfg.clock_bound_ms, 0.001, 1e6, "MS", "10", "remote "
+		"hosts' clocks may differ from this one's by this much: a host surely beyond it "
+		"(offset less its uncertainty) sets clocks.within_bound false and is warned "
+		"about (deadlines and latencies cross hosts on the realtime clock)"),
 	FL_OPT_STR("out", cfg.out, "DIR", NULL, "run directory (default: results/<run-id> "
 		"under the current directory)"),
 	FL_OPT_UINT("seed", cfg.seed, 0, 18000000000000000000ull, "S", "1", "seed of the leaf "
@@ -86,6 +91,9 @@ static const struct fl_cli_opt run_opts[] = {
 		"leaf's)"),
 	FL_OPT_FLAG("tls", cfg.tls, "TLS between driver and leaf (leaf to mock is always "
 		"TLS)"),
+	FL_OPT_STR("tls-dir", cfg.tls_dir, "DIR", NULL, "certificate directory (tls.h) given "
+		"to the mock, leaf and driver started, and trusted when reading remote stats "
+		"(default: theirs, the installed tls directory)"),
 	FL_OPT_FLAG("trace", cfg.trace, "write trace.csv: per-second sent, completed, in "
 		"flight and p95 of every step"),
 	FL_OPT_STR("leaf-args", cfg.leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags, "
@@ -166,12 +174,17 @@ void run_usage(FILE *f)
 "    processes, final numbers, leaf_stats: per-stage CPU ns and cpu_share over the final\n"
 "    window and the whole run, cpu_clock (the stage clock in use and why a faster one\n"
 "    is not), pmu (per pool ranker/io/fanout and total: IPC, L1i/iTLB/branch MPKI,\n"
-"    front-end stall share over the final window, or \"unsupported: reason\")),\n"
+"    front-end stall share over the final window, or \"unsupported: reason\");\n"
+"    source file, or wire for a --leaf: read with a STATS frame on its port, address,\n"
+"    last_error), mock_stats (a --mock with --leaf: its stats at the end, by STATS)),\n"
 "    steps[] (every step: verdict, p95_interval_ms, latencies, inflight_ceiling,\n"
 "    driver_limited, with per-instance detail), search (capacity_qps, capacity_saturated,\n"
 "    lo_qps, hi_qps, judged_steps, final_windows; rates per instance),\n"
 "    config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
-"    model and counts, kernel)\n"
+"    model and counts, kernel), clocks {reference, bound_ms, within_bound (false:\n"
+"    a host's clock is surely more than --clock-bound-ms off), hosts[] (each remote\n"
+"    leaf and mock: offset_ms = its clock - ours, uncertainty_ms = half the round\n"
+"    trip of the best STATS exchange, rtt_ms, samples, verdict ok/unsure/beyond)}\n"
 "  steps.csv     one row per step: step, phase (probe/bracket/bisect/remeasure/final/\n"
 "                fixed), requested_qps, achieved_qps, p50_ms, p95_ms, p99_ms, errors,\n"
 "                overloaded, pass, offered_qps, timeouts, host_cpu_pct, complete,\n"

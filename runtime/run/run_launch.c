@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include "run_procs.h"
+#include "run_remote.h"
 #include "run_result.h"
 #include "run_status.h"
+#include "tls.h"
 
 #define RUN_MAX_ARGS 256         /* arguments of one child at most */
+#define RUN_REMOTE_TIMEOUT_S 5.0 /* a remote STATS connect, write or read at most */
 
 /* path of program name: beside this executable, else in PATH. Returns 0 or -1. */
 static int run_find_program(const struct fl_run *r, const char *name, char *out, size_t len)
@@ -66,6 +69,15 @@ static void argv_split(struct run_argv *a, const char *text)
 		if (n > 0)
 			argv_add(a, "%.*s", (int)n, text);
 		text += n;
+	}
+}
+
+/* --tls-dir for a child, when the run was given one. */
+static void argv_tls_dir(struct run_argv *a, const struct fl_run_config *c)
+{
+	if (c->tls_dir) {
+		argv_add(a, "--tls-dir");
+		argv_add(a, "%s", c->tls_dir);
 	}
 }
 
@@ -172,7 +184,8 @@ int run_start(struct fl_run *r)
 				"(%u)", r->ninst);
 			return -1;
 		}
-		if (in->own_leaf && c->mock && run_list_item(c->mock, i, r->ninst, in->mock_addr,
+		/* A remote leaf's mock is given only to read its stats. */
+		if (c->mock && run_list_item(c->mock, i, r->ninst, in->mock_addr,
 		    sizeof in->mock_addr, &count) != 0) {
 			run_set_status(r, FL_RUN_FAILED, "--mock: give one HOST:PORT, or one per "
 				"instance (%u)", r->ninst);
@@ -205,6 +218,7 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--threads");
 			argv_add(&a, "%u", in->mock_cpus.n / 2 ? in->mock_cpus.n / 2 : 1);
 		}
+		argv_tls_dir(&a, c);
 		argv_split(&a, c->mock_args);
 		rc = run_spawn(r, &in->mock, &a, &in->mock_cpus, 0);
 		argv_free(&a);
@@ -262,6 +276,7 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--fanout-threads");
 			argv_add(&a, "%u", q);
 		}
+		argv_tls_dir(&a, c);
 		argv_split(&a, c->leaf_args);
 		rc = run_spawn(r, &in->leaf, &a, &in->leaf_cpus, 0);
 		argv_free(&a);
@@ -304,6 +319,7 @@ int run_start(struct fl_run *r)
 			else
 				argv_add(&a, "%s/trace.csv", r->dir);
 		}
+		argv_tls_dir(&a, c);
 		argv_split(&a, c->driver_args);
 		rc = run_spawn(r, &in->driver, &a, &in->driver_cpus, 1);
 		argv_free(&a);
@@ -311,6 +327,40 @@ int run_start(struct fl_run *r)
 			return -1;
 	}
 	return 0;
+}
+
+/* The client context for remote STATS, made once: the mock is always TLS, the leaf with
+ * --tls; the certificate directory is --tls-dir, else the driver's default (tls.h). */
+static struct ssl_ctx_st *run_stats_tls(struct fl_run *r, char *err, size_t errlen)
+{
+	char dir[4096];
+
+	if (r->stats_tls != NULL)
+		return r->stats_tls;
+	if (r->cfg.tls_dir)
+		snprintf(dir, sizeof dir, "%s", r->cfg.tls_dir);
+	else if (fl_tls_default_dir(dir, sizeof dir, err, errlen) != 0)
+		return NULL;
+	r->stats_tls = fl_tls_client_ctx(dir, err, errlen);
+	return r->stats_tls;
+}
+
+json_t *run_remote_snapshot(struct fl_run *r, struct fl_run_instance *in, int mock)
+{
+	const char *addr = mock ? in->mock_addr : in->leaf_addr;
+	char *why = mock ? in->mock_remote_err : in->leaf_remote_err;
+	size_t whylen = sizeof in->leaf_remote_err;
+	struct ssl_ctx_st *tls = NULL;
+
+	if ((mock ? in->own_mock : in->own_leaf) || addr[0] == '\0')
+		return NULL;
+	if ((mock || r->cfg.tls) && (tls = run_stats_tls(r, why, whylen)) == NULL)
+		return NULL;
+	json_t *j = fl_remote_stats(addr, tls, RUN_REMOTE_TIMEOUT_S,
+		mock ? &in->mock_clock : &in->leaf_clock, why, whylen);
+	if (j != NULL)
+		why[0] = '\0';
+	return j;
 }
 
 int run_check_servers(struct fl_run *r)
@@ -377,8 +427,12 @@ void run_stop(struct fl_run *r)
 		struct fl_run_instance *in = &r->inst[i];
 		if (in->own_leaf && in->leaf.pid > 0)
 			in->leaf_stats_end = fl_result_load_json(in->leaf_stats_path);
+		else if (!in->own_leaf)
+			in->leaf_stats_end = run_remote_snapshot(r, in, 0);
 		if (in->own_mock && in->mock.pid > 0)
 			in->mock_stats_end = fl_result_load_json(in->mock_stats_path);
+		else if (!in->own_mock)
+			in->mock_stats_end = run_remote_snapshot(r, in, 1);
 		if (in->jsonl)
 			fclose(in->jsonl);
 		in->jsonl = NULL;

@@ -11,11 +11,17 @@
 
 struct fl_run;
 struct fl_run_instance;
+struct json_t;
 
 #define RUN_STOP_GRACE_MS 3000   /* SIGTERM, then this long, then SIGKILL */
 
 /* Start (or adopt) every instance's mock, leaf and driver. 0, -1 failed, -2 interrupted. */
 int run_start(struct fl_run *r);
+
+/* A stats snapshot of in's remote leaf (mock = 0) or mock (mock = 1) over its port (a
+ * STATS frame, run_remote.h), adding a clock sample; NULL when it is ours, has no address
+ * or does not answer (in->*_remote_err says why). */
+struct json_t *run_remote_snapshot(struct fl_run *r, struct fl_run_instance *in, int mock);
 
 /* A started mock or leaf that is gone: fail naming it. Returns 1 when one died. */
 int run_check_servers(struct fl_run *r);
@@ -25,7 +31,8 @@ void run_driver_failed(struct fl_run *r, struct fl_run_instance *in, const char 
 
 /* Stop everything frontload started: drivers get "quit" (then SIGTERM), then leaves and
  * mocks SIGTERM together (the leaf writes its final stats); SIGKILL after 3 s each. The
- * leaves' and mocks' final stats are loaded into their instances. */
+ * leaves' and mocks' final stats are loaded into their instances: from their files, or
+ * for remote ones (left running) over their ports. */
 void run_stop(struct fl_run *r);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <openssl/ssl.h>
 
 #include "osfile.h"
 #include "paths.h"
@@ -143,7 +144,21 @@ static void run_free(struct fl_run *r)
 	}
 	free(r->inst);
 	json_decref(r->build);
+	if (r->stats_tls)
+		SSL_CTX_free(r->stats_tls);
 	free(r);
+}
+
+/* A remote host whose clock is surely off by more than the bound: say so (the result
+ * has it in clocks.within_bound). */
+static void run_clock_warn(const char *role, const char *addr,
+	const struct fl_clock_sample *c, double bound_ms)
+{
+	if (fl_clock_judge(c, bound_ms) == FL_CLOCK_BEYOND)
+		fprintf(stderr, "  warning: the %s at %s has a clock %+.3f ms (+- %.3f) off this "
+			"host's, beyond --clock-bound-ms %g: timestamps and deadlines crossing "
+			"hosts are off by as much\n", role, addr, c->offset_ms, c->uncert_ms,
+			bound_ms);
 }
 
 /* The closing lines on stderr. */
@@ -155,6 +170,12 @@ static void run_summary(struct fl_run *r)
 		fl_run_status_name(r->status), took, r->dir);
 	if (r->status_reason[0])
 		fprintf(stderr, "  %s\n", r->status_reason);
+	for (unsigned i = 0; i < r->ninst; i++) {
+		run_clock_warn("leaf", r->inst[i].leaf_addr, &r->inst[i].leaf_clock,
+			r->cfg.clock_bound_ms);
+		run_clock_warn("mock", r->inst[i].mock_addr, &r->inst[i].mock_clock,
+			r->cfg.clock_bound_ms);
+	}
 	if (r->final_step >= 0) {
 		const struct fl_run_step *st = &r->steps[r->final_step];
 		char ci[64] = "", cpu[32] = "unknown";

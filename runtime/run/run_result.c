@@ -209,7 +209,7 @@ json_t *fl_result_build_summary(const char *exe_dir)
 		if (cfg != NULL) {
 			static const char *const keys[] = { "configure_args", "copies", "seed",
 				"clone", "shards", "cc", "cc_version", "cflags", "linker", "sanitizers",
-				"variants", "functions" };
+				"variants", "functions", "build_id" };  /* build_id: a deployed copy's */
 			for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
 				copy_key(b, cfg, keys[k]);
 		}
@@ -510,10 +510,16 @@ static json_t *pmu_delta(const json_t *before, const json_t *after)
 
 static json_t *leaf_stats_json(const struct fl_run_instance *in)
 {
-	if (!in->own_leaf)
-		return json_pack("{ss}", "note", "leaf not started by frontload (--leaf): no stats");
 	json_t *j = json_object();
-	json_object_set_new(j, "file", json_string(in->leaf_stats_path));
+	if (in->own_leaf) {
+		json_object_set_new(j, "source", json_string("file"));
+		json_object_set_new(j, "file", json_string(in->leaf_stats_path));
+	} else {
+		json_object_set_new(j, "source", json_string("wire"));
+		json_object_set_new(j, "address", json_string(in->leaf_addr));
+		if (in->leaf_remote_err[0])
+			json_object_set_new(j, "last_error", json_string(in->leaf_remote_err));
+	}
 	if (in->leaf_stats_pre != NULL && in->leaf_stats_post != NULL) {
 		json_t *d = stages_delta(in->leaf_stats_pre, in->leaf_stats_post);
 		if (d != NULL)
@@ -570,6 +576,60 @@ static json_t *proc_json(const struct fl_proc *p, int own)
 		p->log_path);
 }
 
+/* A remote mock's stats at the end of the run, read over its port. */
+static json_t *mock_remote_json(const struct fl_run_instance *in)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "source", json_string("wire"));
+	json_object_set_new(j, "address", json_string(in->mock_addr));
+	if (in->mock_remote_err[0])
+		json_object_set_new(j, "last_error", json_string(in->mock_remote_err));
+	json_object_set_new(j, "end", in->mock_stats_end ? json_deep_copy(in->mock_stats_end) :
+		json_null());
+	return j;
+}
+
+/* One remote host's clock check (run_remote.h), or NULL when there is no such host. */
+static json_t *clock_json(const char *role, unsigned i, const char *addr,
+	const struct fl_clock_sample *c, double bound_ms, enum fl_clock_verdict *worst)
+{
+	enum fl_clock_verdict v = fl_clock_judge(c, bound_ms);
+	if (v > *worst)
+		*worst = v;
+	json_t *j = json_pack("{sssisssI}", "role", role, "instance", (int)i, "address", addr,
+		"samples", (json_int_t)c->samples);
+	json_object_set_new(j, "offset_ms", c->samples ? jreal(c->offset_ms) : json_null());
+	json_object_set_new(j, "uncertainty_ms", c->samples ? jreal(c->uncert_ms) :
+		json_null());
+	json_object_set_new(j, "rtt_ms", c->samples ? jreal(c->rtt_ms) : json_null());
+	json_object_set_new(j, "verdict", json_string(fl_clock_verdict_name(v)));
+	return j;
+}
+
+/* Every remote host's clock against this one's (the driver's), judged against the
+ * bound; within_bound is false when one is surely beyond, null when none was read or
+ * one cannot be told apart from the bound. */
+static json_t *clocks_json(const struct fl_run *r)
+{
+	double bound = r->cfg.clock_bound_ms;
+	enum fl_clock_verdict worst = FL_CLOCK_OK;
+	json_t *hosts = json_array();
+	for (unsigned i = 0; i < r->ninst; i++) {
+		const struct fl_run_instance *in = &r->inst[i];
+		if (!in->own_leaf)
+			json_array_append_new(hosts, clock_json("leaf", i, in->leaf_addr,
+				&in->leaf_clock, bound, &worst));
+		if (!in->own_mock && in->mock_addr[0])
+			json_array_append_new(hosts, clock_json("mock", i, in->mock_addr,
+				&in->mock_clock, bound, &worst));
+	}
+	json_t *within = json_array_size(hosts) == 0 ? json_true() :
+		worst == FL_CLOCK_BEYOND ? json_false() : worst == FL_CLOCK_OK ? json_true() :
+		json_null();
+	return json_pack("{sssososo}", "reference", "this host (frontload run and the drivers)",
+		"bound_ms", jreal(bound), "within_bound", within, "hosts", hosts);
+}
+
 static json_t *instance_json(const struct fl_run *r, unsigned i)
 {
 	const struct fl_run_instance *in = &r->inst[i];
@@ -601,6 +661,8 @@ static json_t *instance_json(const struct fl_run *r, unsigned i)
 	json_object_set_new(j, "leaf_stats", leaf_stats_json(in));
 	if (in->own_mock)
 		json_object_set_new(j, "mock_stats_file", json_string(in->mock_stats_path));
+	else if (in->mock_addr[0])
+		json_object_set_new(j, "mock_stats", mock_remote_json(in));
 	return j;
 }
 
@@ -640,6 +702,7 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "active_copies", c->active_copies >= 0 ?
 		json_integer(c->active_copies) : json_null());
 	json_object_set_new(j, "tls", json_boolean(c->tls));
+	json_object_set_new(j, "tls_dir", c->tls_dir ? json_string(c->tls_dir) : json_null());
 	json_object_set_new(j, "trace", json_boolean(c->trace));
 	json_object_set_new(j, "leaf_args", c->leaf_args ? json_string(c->leaf_args) :
 		json_null());
@@ -648,6 +711,7 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "driver_args", c->driver_args ? json_string(c->driver_args) :
 		json_null());
 	json_object_set_new(j, "ready_timeout_seconds", jreal(c->ready_timeout_s));
+	json_object_set_new(j, "clock_bound_ms", jreal(c->clock_bound_ms));
 	return j;
 }
 
@@ -785,6 +849,7 @@ static json_t *result_json(const struct fl_run *r)
 		json_array_append_new(steps, step_json(&r->steps[i]));
 	json_object_set_new(j, "steps", steps);
 	json_object_set_new(j, "config", config_json(r));
+	json_object_set_new(j, "clocks", clocks_json(r));
 	json_object_set_new(j, "build", r->build ? json_deep_copy(r->build) : json_null());
 	json_object_set_new(j, "machines", json_pack("[o]", host_json(r)));
 	json_t *files = json_object();

@@ -16,7 +16,10 @@
 
 #include "run_host.h"
 #include "run_procs.h"
+#include "run_clock.h"
 #include "run_search.h"
+
+struct ssl_ctx_st;
 
 #define FL_RUN_MAX_INSTANCES 64u
 #define FL_RUN_MAX_FIXED 64u
@@ -85,10 +88,12 @@ struct fl_run_config {
 	int64_t extractors_per_story;  /* < 0: the leaf's default */
 	int64_t active_copies;     /* < 0: the leaf's default */
 	int tls;
+	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
 	double ready_timeout_s;
 	double driver_timeout_s;   /* the driver's --timeout-s (10): bounds a step's drain */
+	double clock_bound_ms;     /* remote hosts' clocks may differ from ours by this */
 };
 
 /* One set of mock + leaf + driver. */
@@ -105,6 +110,8 @@ struct fl_run_instance {
 	json_t *leaf_stats_post;         /* ... after it */
 	json_t *leaf_stats_end;          /* at exit (whole run) */
 	json_t *mock_stats_end;
+	struct fl_clock_sample leaf_clock, mock_clock; /* remote hosts against ours */
+	char leaf_remote_err[512], mock_remote_err[512]; /* last STATS failure, "" */
 	char *line;                      /* driver output not yet a full line */
 	size_t line_len, line_cap;
 	FILE *jsonl;                     /* every driver line, as received */
@@ -125,6 +132,7 @@ struct fl_run {
 	struct fl_host_topo topo;
 	struct fl_host_info host;
 	json_t *build;                 /* build summary (config.json, manifest.json) or NULL */
+	struct ssl_ctx_st *stats_tls;  /* client context for remote STATS (TLS), or NULL */
 	unsigned ninst;
 	struct fl_run_instance *inst;
 	struct fl_search search;

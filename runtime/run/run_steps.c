@@ -26,13 +26,16 @@
 #define RUN_STEP_SLACK_S 30.0    /* a step may take warm-up + window + drain + this */
 #define RUN_STATS_WAIT_S 3.0     /* a leaf answers SIGUSR1 with a stats file this fast */
 
-/* A fresh stats snapshot of in's leaf: SIGUSR1, then wait for the file to be replaced
- * (it is written to a temp file and renamed, so a new inode means a new snapshot). NULL
- * when the leaf is not ours, is gone, or does not answer within RUN_STATS_WAIT_S. */
-static json_t *run_leaf_snapshot(struct fl_run_instance *in)
+/* A fresh stats snapshot of in's leaf. Ours: SIGUSR1, then wait for the file to be
+ * replaced (it is written to a temp file and renamed, so a new inode means a new
+ * snapshot). Remote: a STATS frame to its port (run_remote_snapshot). NULL when it is
+ * gone or does not answer in time. */
+static json_t *run_leaf_snapshot(struct fl_run *r, struct fl_run_instance *in)
 {
 	struct stat st;
-	if (!in->own_leaf || !fl_proc_running(&in->leaf))
+	if (!in->own_leaf)
+		return run_remote_snapshot(r, in, 0);
+	if (!fl_proc_running(&in->leaf))
 		return NULL;
 	ino_t old = stat(in->leaf_stats_path, &st) == 0 ? st.st_ino : 0;
 	kill(in->leaf.pid, SIGUSR1);
@@ -56,24 +59,19 @@ static void run_leaf_snapshots(struct fl_run *r, int post)
 		struct fl_run_instance *in = &r->inst[i];
 		json_t **slot = post ? &in->leaf_stats_post : &in->leaf_stats_pre;
 		json_decref(*slot);
-		*slot = run_leaf_snapshot(in);
+		*slot = run_leaf_snapshot(r, in);
 	}
 }
 
 /* After an overloaded step the leaves may still hold requests the driver gave up on:
  * wait (up to max_s) until every leaf we started has none in flight, so the next step
- * starts from an idle service. Remote leaves get a short pause instead. */
+ * starts from an idle service. Remote leaves are asked over their port (STATS). */
 static void run_settle(struct fl_run *r, double max_s)
 {
-	int remote = 0;
-	for (unsigned i = 0; i < r->ninst; i++)
-		remote |= !r->inst[i].own_leaf;
-	if (remote)
-		max_s = fmin(max_s, 2);  /* no way to look inside: a short fixed pause */
 	for (double end = fl_run_now() + max_s; !run_signal && fl_run_now() < end;) {
-		int busy = remote;
+		int busy = 0;
 		for (unsigned i = 0; i < r->ninst && !busy; i++) {
-			json_t *j = run_leaf_snapshot(&r->inst[i]);
+			json_t *j = run_leaf_snapshot(r, &r->inst[i]);
 			json_t *inflight = json_object_get(json_object_get(j, "overheads"),
 				"inflight");
 			busy = json_is_integer(inflight) && json_integer_value(inflight) > 0;

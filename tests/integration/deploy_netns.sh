@@ -1,0 +1,216 @@
+#!/bin/sh
+# deploy_netns.sh: runtime/deploy/site.yml across "hosts" made on this one.
+#
+# Three network namespaces (leaf, mock, driver), each with its own sshd on its own address
+# and a key made for the test, hang off a bridge in a fourth (ctl) namespace, where
+# ansible-playbook runs with an inventory naming them:
+#
+#   ctl 10.79.0.1 (bridge) --- leaf 10.79.0.2, mock 10.79.0.3, driver 10.79.0.4
+#
+# The namespaces share this host's filesystem, so each "host" gets its own directory
+# (fl_root = $T/hosts/<host>); copying the build is checked by the build id stamped into
+# the bundle's config.json (each host's copy must carry the controller's).
+# The playbook runs a short fixed-rate run (10 qps, 3 s, leaf pinned to CPU 0). Checks:
+#   - ansible-playbook exits 0 and the run directory holds every host's files: the leaf's
+#     and the mock's logs, stats and process notes, the driver's run directory, and
+#     result.json beside them (status complete);
+#   - the leaf and the mock ran in their namespaces (the network namespace of each
+#     process, recorded while it ran, is the namespace's), the leaf on CPU 0 with one
+#     ranker thread (fl_cpus);
+#   - result.json carries the remote stats (leaf_stats.source "wire", the final window's
+#     stage CPU, the mock's end stats) and both remote clocks, and its build id is the
+#     controller's, as is every host's installed config.json;
+#   - re-running the install part changes nothing (PLAY RECAP changed=0 on every host);
+#   - afterwards no frontload process is left in any namespace, and after teardown no
+#     namespace and no sshd of the test is left.
+# Skipped (exit 77, reason last) without root, ip netns, a veth pair or a bridge,
+# ansible-playbook, sshd, start-stop-daemon or taskset.
+FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}  # the playbook gets 170 s on a busy host
+. "$(dirname "$0")/common.inc"
+
+RUN=$B/frontload
+[ -x "$RUN" ] || fail "$RUN not built"
+[ -x "$B/frontload-driver" ] || fail "$B/frontload-driver not built"
+PLAYBOOK=$FL_SRCDIR/runtime/deploy/site.yml
+SSHD=/usr/sbin/sshd
+P=$$
+NS_CTL=fl-dep-$P-ctl
+FL_NETNS=""
+SSHD_PIDS=""
+HOSTS="leaf mock driver"
+ip_of() {
+	case $1 in leaf) echo 10.79.0.2 ;; mock) echo 10.79.0.3 ;; driver) echo 10.79.0.4 ;; esac
+}
+
+teardown() {
+	for p in $SSHD_PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $SSHD_PIDS; do
+		while running "$p"; do sleep 0.1; done
+	done
+	SSHD_PIDS=""
+	for ns in $FL_NETNS; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	FL_NETNS=""
+}
+trap 'fl_cleanup; teardown' EXIT
+
+[ "$(id -u)" = 0 ] || skip "network namespaces and sshd need root (uid $(id -u))"
+for c in ip ansible-playbook ssh ssh-keygen start-stop-daemon taskset python3; do
+	command -v "$c" >/dev/null 2>&1 || skip "no $c (apt-get install ansible-core openssh-server iproute2)"
+done
+[ -x "$SSHD" ] || skip "no $SSHD (apt-get install openssh-server)"
+ip netns add "$NS_CTL" 2>"$T/ns.err" || skip "ip netns add failed: $(head -n 1 "$T/ns.err")"
+FL_NETNS=$NS_CTL
+ip netns exec "$NS_CTL" true 2>"$T/ns.err" || skip "ip netns exec failed: $(head -n 1 "$T/ns.err")"
+ip -n "$NS_CTL" link add br0 type bridge 2>"$T/ns.err" ||
+	skip "cannot create a bridge: $(head -n 1 "$T/ns.err")"
+ip -n "$NS_CTL" link set lo up && ip -n "$NS_CTL" link set br0 up &&
+	ip -n "$NS_CTL" addr add 10.79.0.1/24 dev br0 || fail "setting up $NS_CTL"
+for h in $HOSTS; do
+	ns=fl-dep-$P-$h
+	ip netns add "$ns" || fail "ip netns add $ns"
+	FL_NETNS="$FL_NETNS $ns"
+	ip -n "$NS_CTL" link add "v$h" type veth peer name eth0 netns "$ns" 2>"$T/ns.err" ||
+		skip "cannot create a veth pair: $(head -n 1 "$T/ns.err")"
+	ip -n "$NS_CTL" link set "v$h" master br0 && ip -n "$NS_CTL" link set "v$h" up &&
+		ip -n "$ns" link set lo up && ip -n "$ns" link set eth0 up &&
+		ip -n "$ns" addr add "$(ip_of "$h")/24" dev eth0 || fail "setting up $ns"
+done
+
+# One key for the client, one host key; an sshd per namespace on its own address.
+mkdir -p "$T/ssh" /run/sshd  # sshd's privilege separation directory (the package's)
+ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/id" || fail "ssh-keygen (client key)"
+ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/host" || fail "ssh-keygen (host key)"
+cp "$T/ssh/id.pub" "$T/ssh/authorized_keys"
+for h in $HOSTS; do
+	cat >"$T/ssh/sshd-$h.conf" <<EOF
+ListenAddress $(ip_of "$h")
+HostKey $T/ssh/host
+PidFile $T/ssh/sshd-$h.pid
+AuthorizedKeysFile $T/ssh/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOF
+	ip netns exec "fl-dep-$P-$h" "$SSHD" -D -e -f "$T/ssh/sshd-$h.conf" \
+		>"$T/sshd-$h.log" 2>&1 &
+	SSHD_PIDS="$SSHD_PIDS $!"
+done
+SSH="ssh -i $T/ssh/id -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=2"
+for h in $HOSTS; do
+	i=0
+	# shellcheck disable=SC2086
+	until ip netns exec "$NS_CTL" $SSH "root@$(ip_of "$h")" true 2>"$T/ssh.err"; do
+		i=$((i + 1))
+		[ "$i" -le 50 ] || fail "no ssh to $h ($(ip_of "$h")): $(tail -n 2 "$T/ssh.err")" \
+			"$(tail -n 3 "$T/sshd-$h.log")"
+		sleep 0.1
+	done
+done
+note "namespaces up, an sshd in each of $HOSTS"
+
+cat >"$T/inventory.yml" <<EOF
+all:
+  vars:
+    ansible_user: root
+    ansible_ssh_private_key_file: $T/ssh/id
+    ansible_ssh_common_args: >-
+      -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+      -o ControlMaster=auto -o ControlPersist=60s -o ControlPath=$T/ssh/cm-%C
+    ansible_python_interpreter: /usr/bin/python3
+    fl_install_packages: false
+    fl_root: $T/hosts
+    fl_tls: true
+  children:
+    leaf:
+      hosts:
+        leafhost: { ansible_host: $(ip_of leaf), fl_cpus: "0" }
+    mock:
+      hosts:
+        mockhost: { ansible_host: $(ip_of mock), fl_mock_threads: 1 }
+    driver:
+      hosts:
+        driverhost:
+          ansible_host: $(ip_of driver)
+          fl_run_args: "--qps 10 --duration 3 --warmup-seconds 1"
+EOF
+export ANSIBLE_LOCAL_TEMP="$T/ansible-local" ANSIBLE_REMOTE_TEMP="$T/ansible-remote"
+export ANSIBLE_PIPELINING=True ANSIBLE_NOCOLOR=1 ANSIBLE_FORKS=4
+playbook() {
+	ip netns exec "$NS_CTL" ansible-playbook -i "$T/inventory.yml" "$PLAYBOOK" \
+		-e "fl_build_dir=$B" -e "fl_results_dir=$T/results" "$@"
+}
+
+t0=$(date +%s)
+playbook -e fl_run_id=r1 >"$T/play1.log" 2>&1 &
+ppid=$!
+FL_PIDS="$FL_PIDS $ppid"
+FL_SERVERS="$FL_SERVERS play1"  # fail() shows the log's end
+wait_run "$ppid" "$t0" 170 "ansible-playbook (run)"
+[ "$rc" = 0 ] || fail "ansible-playbook exit status $rc: $(grep -E 'fatal|FAILED|ERROR' "$T/play1.log" | head -n 5)"
+note "playbook run done in $(($(date +%s) - t0)) s"
+
+D=$T/results/r1
+for f in leafhost/leaf.log leafhost/leaf-stats.json leafhost/leaf.info mockhost/mock.log \
+	mockhost/mock-stats.json mockhost/mock.info driverhost/run/result.json \
+	driverhost/run/steps.csv result.json; do
+	[ -e "$D/$f" ] || fail "no $f in the run directory: $(cd "$D" && find . -type f | tr '\n' ' ')"
+done
+R=$D/result.json
+assert_eq "$(get "$R" status)" complete "result status"
+
+# Each server ran in its namespace, the leaf on CPU 0.
+for h in leaf mock; do
+	want=$(stat -L -c %i "/run/netns/fl-dep-$P-$h") || fail "stat /run/netns/fl-dep-$P-$h"
+	got=$(sed -n 's/^netns net:\[\([0-9]*\)\]$/\1/p' "$D/${h}host/$h.info")
+	assert_eq "$got" "$want" "network namespace inode of the $h process"
+done
+assert_eq "$(sed -n 's/^cpus //p' "$D/leafhost/leaf.info")" 0 "leaf CPU affinity (fl_cpus)"
+assert_eq "$(get "$D/leafhost/leaf-stats.json" config.ranker_threads)" 1 \
+	"leaf ranker threads from fl_cpus"
+
+# The remote stats and clocks, and one build everywhere.
+I=instances.0
+assert_eq "$(get "$R" $I.leaf_stats.source)" wire "leaf_stats.source"
+cpu=$(get "$R" $I.leaf_stats.final_window.stages.extract.cpu_ns)
+assert_gt "$cpu" 0 "final window extract cpu_ns over the wire"
+assert_gt "$(get "$R" $I.mock_stats.end.requests)" 0 "the mock's end stats over the wire"
+assert_eq "$(get "$R" clocks.hosts.0.role)" leaf "clocks.hosts.0"
+assert_eq "$(get "$R" clocks.hosts.1.role)" mock "clocks.hosts.1"
+[ "$(get "$R" clocks.within_bound)" != false ] || fail "clocks.within_bound false on one host"
+id=$(get "$T/results/.deploy/bundle/bin/config.json" build_id)
+[ ${#id} = 64 ] || fail "bundle build id '$id'"
+assert_eq "$(get "$R" build.build_id)" "$id" "result.json build.build_id"
+for h in leafhost mockhost driverhost; do
+	assert_eq "$(get "$D/$h/config.json" build_id)" "$id" "$h's installed build id"
+done
+
+# Nothing of the run left in any namespace: only the sshds.
+for h in $HOSTS; do
+	left=$(ip netns pids "fl-dep-$P-$h" | while read -r p; do
+		case " $SSHD_PIDS " in *" $p "*) ;; *) cat "/proc/$p/comm" 2>/dev/null ;; esac
+	done | grep -v '^sshd$' | tr '\n' ' ')
+	[ -z "$left" ] || fail "processes left in the $h namespace: $left"
+done
+
+# The install part again: nothing to change.
+FL_SERVERS="$FL_SERVERS play2"
+playbook -e fl_run_id=r2 --tags install >"$T/play2.log" 2>&1 ||
+	fail "ansible-playbook --tags install: $(grep -E 'fatal|ERROR' "$T/play2.log" | head -n 3)"
+recap=$(sed -n '/PLAY RECAP/,$p' "$T/play2.log" | grep -c 'changed=0')
+assert_eq "$recap" 4 "hosts with changed=0 on re-running the install (localhost + 3)"
+
+teardown
+for h in ctl $HOSTS; do
+	[ ! -e "/run/netns/fl-dep-$P-$h" ] || fail "namespace fl-dep-$P-$h left behind"
+done
+ps -eo args | grep -q "[s]s[h].*$T/ssh" && fail "an ssh or sshd of the test is left"
+echo "deploy: leaf in its namespace on CPU 0, final window extract $cpu ns over the wire," \
+	"build ${id%"${id#????????????}"} on 3 hosts, install re-run changed=0"
