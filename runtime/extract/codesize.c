@@ -175,7 +175,7 @@ static void cs_reuse_json(const struct fl_plan *p, const uint32_t *hot, int want
 		snprintf(buf, len, "null");
 		return;
 	}
-	snprintf(buf, len, "{\"calls\": %llu, \"quantiles\": [0.5, 0.9, 0.99], \"functions\": "
+	snprintf(buf, len, "{\"calls\": %llu, \"percentiles\": [50, 90, 99], \"functions\": "
 		"[%llu, %llu, %llu], \"hot_bytes\": [%llu, %llu, %llu]}",
 		(unsigned long long)r.calls, (unsigned long long)r.fns[0],
 		(unsigned long long)r.fns[1], (unsigned long long)r.fns[2],
@@ -218,4 +218,18 @@ int fl_plan_report_json(const struct fl_plan *p, const struct fl_lib *lib, int w
 		return -1;
 	}
 	return 0;
+}
+
+int fl_plan_from_knobs(struct fl_plan *p, const struct fl_lib *lib, uint64_t seed,
+	uint64_t active_copies, uint64_t active_functions, const char *dispatch, double alpha,
+	char *err, size_t errlen)
+{
+	struct fl_plan_opts o = { .seed = seed, .active_copies = (uint32_t)active_copies,
+		.active_functions = (uint32_t)active_functions, .zipf_alpha = alpha };
+
+	if (fl_dispatch_parse(dispatch, &o.dispatch) != 0) {
+		fl_errf(err, errlen, "--dispatch %s: not flat or zipf", dispatch);
+		return -1;
+	}
+	return fl_plan_build(p, lib->tab, lib->n, &o, err, errlen);
 }

@@ -22,10 +22,30 @@ int fl_lib_code_sizes(const struct fl_lib *lib, uint32_t *hot, uint32_t *cold, c
 
 /* Write plan p's report as one JSON object into json (len bytes): dispatch, zipf_alpha,
  * active_copies, active_functions, lap_calls, code_bytes (hot + cold), code_bytes_hot,
- * code_bytes_cold and reuse (distances at quantiles 0.5, 0.9, 0.99 in distinct functions
+ * code_bytes_cold and reuse (calls of a lap; distances at percentiles 50, 90, 99 in distinct functions
  * and distinct hot bytes; null when want_reuse is 0). Returns 0, or -1 (err filled) when
  * sizes cannot be read, memory runs out or json is too short. */
 int fl_plan_report_json(const struct fl_plan *p, const struct fl_lib *lib, int want_reuse,
 	char *json, size_t len, char *err, size_t errlen);
+
+/* The plan's fine knobs as fl_cli options (runtime/common/cli.h), for a config struct with
+ * the fields active_functions (uint64_t), dispatch (const char *) and zipf_alpha (double);
+ * one definition for the leaf and frontload-simreq. */
+#define FL_PLAN_CLI_OPTS \
+	FL_OPT_UINT("active-functions", active_functions, 0, UINT32_MAX, "N", "0", "fine " \
+		"footprint knob: distinct functions in the plan, 1..(functions kept by " \
+		"--active-copies), drawn across patterns in proportion to their variants, " \
+		"seeded (0 = all kept); more than kept is an error"), \
+	FL_OPT_STR("dispatch", dispatch, "flat|zipf", "flat", "call order: flat = each " \
+		"active function once a lap in one seeded order; zipf = call frequency of the " \
+		"rank-r function ~ 1/r^alpha, ranks in a seeded order (not by address)"), \
+	FL_OPT_REAL("zipf-alpha", zipf_alpha, 0, FL_ZIPF_ALPHA_MAX, "ALPHA", "1", "Zipf " \
+		"exponent alpha of --dispatch zipf, 0..4 (0 = uniform frequencies)")
+
+/* Build p over lib's registry from the knobs (dispatch by name, as FL_PLAN_CLI_OPTS).
+ * Returns 0, or -1 (err filled) as fl_plan_build, or on an unknown dispatch name. */
+int fl_plan_from_knobs(struct fl_plan *p, const struct fl_lib *lib, uint64_t seed,
+	uint64_t active_copies, uint64_t active_functions, const char *dispatch, double alpha,
+	char *err, size_t errlen);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "codesize.h"
 #include "corpus.h"
 #include "dispatch.h"
 #include "frontload.pb-c.h"
@@ -34,7 +35,10 @@
 /* Every knob, as parsed; names follow the flags (the leaf's where they are the leaf's). */
 struct simreq_config {
 	const char *lib;
-	uint64_t active_copies, seed;
+	uint64_t active_copies, active_functions, seed;
+	const char *dispatch;
+	double zipf_alpha;
+	int plan_only;
 	uint64_t extractors_per_story, calls_per_request, stories, story_bytes, max_stories;
 	double body, hit;
 	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
@@ -56,6 +60,10 @@ static const struct fl_cli_opt simreq_opts[] = {
 		" beside this program, then ../lib/)"),
 	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
 		"knob: copies of each extractor variant in the plan (0 = all)"),
+	FL_PLAN_CLI_OPTS,
+	FL_OPT_FLAG("plan-only", plan_only, "build the plan, print the plan part of the JSON "
+		"(library_functions, plan_functions, copies, active_copies, plan) and exit: no "
+		"corpus, no requests"),
 	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
 		"weights, overheads and the request stream"),
 	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
@@ -206,6 +214,7 @@ struct simreq {
 	struct simreq_config cfg;
 	struct fl_lib lib;
 	struct fl_plan plan;
+	char plan_json[1024];            /* fl_plan_report_json of plan */
 	struct fl_corpus corpus;
 	struct fl_pct resp_sizes;
 	struct fl_reqgen gen;
@@ -286,9 +295,15 @@ static void simreq_start(struct simreq *s)
 		die(1, "%s", err);
 	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
 		die(1, "%s", err);
-	if (fl_plan_init(&s->plan, s->lib.tab, s->lib.n, c->seed, (uint32_t)c->active_copies,
-	    err, sizeof(err)) != 0)
+	/* The reuse profile is a pure function of the plan: not worth a slow pass under
+	 * valgrind (--plan-only natively gives it). */
+	if (fl_plan_from_knobs(&s->plan, &s->lib, c->seed, c->active_copies,
+	    c->active_functions, c->dispatch, c->zipf_alpha, err, sizeof(err)) != 0 ||
+	    fl_plan_report_json(&s->plan, &s->lib, !RUNNING_ON_VALGRIND, s->plan_json,
+	    sizeof(s->plan_json), err, sizeof(err)) != 0)
 		die(1, "plan: %s", err);
+	if (c->plan_only)
+		return;
 	if (fl_corpus_generate(&s->corpus, c->corpus_seed, (size_t)c->corpus_mb << 20, err,
 	    sizeof(err)) != 0)
 		die(1, "corpus: %s", err);
@@ -540,6 +555,22 @@ static json_t *simreq_pmu_json(struct simreq *s)
 		"events", ev, "metrics", mj);
 }
 
+/* The plan part of the JSON: what --plan-only prints, and the head of the full summary. */
+static json_t *simreq_plan_json(const struct simreq *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "program", json_string(PROG));
+	json_object_set_new(o, "lib", json_string(s->lib.path));
+	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
+	json_object_set_new(o, "plan_functions",
+		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
+	json_object_set_new(o, "copies", json_integer(s->plan.copies));
+	json_object_set_new(o, "active_copies", json_integer(s->plan.active_copies));
+	json_object_set_new(o, "plan", json_loads(s->plan_json, 0, NULL));
+	return o;
+}
+
 static json_t *simreq_json(struct simreq *s)
 {
 	struct simreq_config *c = &s->cfg;
@@ -581,14 +612,7 @@ static json_t *simreq_json(struct simreq *s)
 			"cpu_share", cpu_sum ? json_real((double)s->t.cpu_ns[k] / (double)cpu_sum) :
 			json_null()));
 	}
-	o = json_object();
-	json_object_set_new(o, "program", json_string(PROG));
-	json_object_set_new(o, "lib", json_string(s->lib.path));
-	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
-	json_object_set_new(o, "plan_functions",
-		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
-	json_object_set_new(o, "copies", json_integer(s->plan.copies));
-	json_object_set_new(o, "active_copies", json_integer(s->plan.active_copies));
+	o = simreq_plan_json(s);
 	json_object_set_new(o, "config", cfg);
 	json_object_set_new(o, "stage", json_string(c->stage));
 	json_object_set_new(o, "under_valgrind", json_boolean(RUNNING_ON_VALGRIND != 0));
@@ -649,6 +673,15 @@ int main(int argc, char **argv)
 
 	config_parse(&s->cfg, argc, argv);
 	simreq_start(s);
+	if (s->cfg.plan_only) {
+		out = simreq_plan_json(s);
+		json_dumpf(out, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(out);
+		fl_plan_free(&s->plan);
+		fl_lib_close(&s->lib);
+		return 0;
+	}
 	if (!s->cfg.quiet)
 		fprintf(stderr, PROG ": %zu functions in the plan (%u of %u copies), %llu extractor "
 			"calls per story, %llu stories per request (%llu used), %llu warmup + %llu "
