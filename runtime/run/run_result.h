@@ -84,6 +84,9 @@ struct fl_run_config {
 	double rpc_fanout_scale;   /* < 0: the leaf's default */
 	int64_t extractors_per_story;  /* < 0: the leaf's default */
 	int64_t active_copies;     /* < 0: the leaf's default */
+	int64_t active_functions;  /* < 0: the leaf's default (all kept) */
+	const char *dispatch;      /* NULL: the leaf's default (flat) */
+	double zipf_alpha;         /* < 0: the leaf's default (1) */
 	int tls;
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
