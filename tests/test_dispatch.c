@@ -568,7 +568,8 @@ static void test_zipf_distribution(void **state)
 	}
 }
 
-/* 4. The same seed gives the same lap, another seed another one. */
+/* 4. The same seed gives the same lap, another seed another one; a function's rank
+ * relative to the others holds at every N. */
 static void test_zipf_seeded(void **state)
 {
 	struct fl_plan a, b, c;
@@ -586,6 +587,17 @@ static void test_zipf_seeded(void **state)
 	fl_plan_free(&a);
 	fl_plan_free(&b);
 	fl_plan_free(&c);
+	/* Ranks are nested: the 100 functions keep their relative order among 200. */
+	big_plan(&a, 100, FL_DISPATCH_ZIPF, 1.2, 77);
+	big_plan(&b, 200, FL_DISPATCH_ZIPF, 1.2, 77);
+	for (size_t i = 0, j = 0; i < a.nfns; i++) {
+		while (j < b.nfns && b.reg_index[j] != a.reg_index[i])
+			j++;
+		if (j == b.nfns)
+			fail_msg("rank %zu of N=100 is out of order (or absent) in N=200", i);
+	}
+	fl_plan_free(&a);
+	fl_plan_free(&b);
 }
 
 /* 5. Reuse: the flat walk re-calls a function after all N - 1 others (bytes: all but its

@@ -85,6 +85,7 @@ static int plan_scan(const struct fl_fn_entry *tab, size_t n, size_t *npatterns,
  * plan of every kept entry is ordered as before the active-functions knob existed. */
 #define PLAN_PICK_KEY 0x452821e638d01377ull   /* seed -> variant order inside a pattern */
 #define PLAN_PHASE_KEY 0xbe5466cf34e90c6cull  /* seed -> per-pattern phase of the draw */
+#define PLAN_HEAT_KEY 0xc0ac29b7c97c50ddull   /* seed -> a function's heat key (Zipf rank) */
 
 /* One kept entry while the active set is drawn. */
 struct plan_pick {
@@ -172,6 +173,27 @@ static void plan_shuffle(uint32_t *a, size_t n, uint64_t *rng)
 		a[i] = a[j];
 		a[j] = t;
 	}
+}
+
+/* Zipf ranks: active functions sorted by a seeded key of their registry index, so a
+ * function keeps its place relative to the others at every N (the nested sets of the
+ * footprint axis keep their hottest functions) and heat is unrelated to address. */
+static int plan_heat_order(uint32_t *reg, size_t n, uint64_t seed)
+{
+	struct plan_pick *pk = malloc(n * sizeof(*pk));
+
+	if (pk == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = seed ^ PLAN_HEAT_KEY ^ reg[i];
+
+		pk[i] = (struct plan_pick){ 0, dispatch_splitmix64(&h), reg[i], 0 };
+	}
+	qsort(pk, n, sizeof(*pk), plan_pick_cmp);
+	for (size_t i = 0; i < n; i++)
+		reg[i] = pk[i].reg;
+	free(pk);
+	return 0;
 }
 
 /* The Zipf lap: rank r (0-based) gets max(1, round(T (r+1)^-alpha / H)) calls, then the
@@ -283,7 +305,8 @@ int fl_plan_build(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n,
 	p->nfns = kept;
 	p->nseq = kept;
 	if (o->dispatch == FL_DISPATCH_ZIPF &&
-	    plan_zipf_lap(kept, o->zipf_alpha, &rng, &p->seq, &p->nseq) < 0)
+	    (plan_heat_order(p->reg_index, kept, o->seed) < 0 ||
+	     plan_zipf_lap(kept, o->zipf_alpha, &rng, &p->seq, &p->nseq) < 0))
 		goto oom;
 	p->fns = malloc(p->nseq * sizeof(*p->fns));
 	if (p->fns == NULL)

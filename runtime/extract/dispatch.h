@@ -73,10 +73,12 @@ struct fl_plan {
  *    first, in a seeded order, then copy 1... The sets are nested: N's functions are among
  *    N + 1's, so code bytes grow with N;
  * 3. order them with a Fisher-Yates shuffle driven by a splitmix64 stream seeded with
- *    o->seed (flat: the run order; Zipf: the heat order, so hot and cold functions sit
- *    anywhere in the address space). Zipf then gives rank r max(1, round(T r^-alpha / H))
- *    calls of a lap (T = min(8 nfns, 2^22), at least nfns; H = sum of r^-alpha: every
- *    active function is called at least once a lap) and shuffles the lap with that stream.
+ *    o->seed (flat: the run order). Zipf ranks them instead by a seeded key of each
+ *    registry index (hot and cold functions sit anywhere in the address space, and a
+ *    function keeps its rank relative to the others at every N), then gives rank r
+ *    max(1, round(T r^-alpha / H)) calls of a lap (T = min(8 nfns, 2^22), at least
+ *    nfns; H = sum of r^-alpha: every active function is called at least once a lap)
+ *    and shuffles the lap with that stream.
  * The same (tab, n, *o) always gives the same plan; o with only seed and active_copies set
  * gives the plan of fl_plan_init.
  * Returns 0, or -1 (p zeroed, err filled) when tab is NULL, n is 0 or above UINT32_MAX, an

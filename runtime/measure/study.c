@@ -1261,8 +1261,11 @@ int fm_study_main(int argc, char **argv)
 	}
 	{
 		char path[4200];
-		json_t *o = json_pack("{s:s,s:o,s:o,s:O}", "command", command, "points", js, "host",
-			fm_host_json(), "geometry_notes", notes);
+		json_t *o = json_pack("{s:s,s:o,s:o,s:O,s:{s:f,s:f,s:f,s:f},s:{s:I,s:I}}", "command",
+			command, "points", js, "host", fm_host_json(), "geometry_notes", notes,
+			"library", "functions", m.lib_functions, "copies", m.lib_copies,
+			"plan_functions", m.plan_functions, "plan_code_bytes", m.plan_bytes,
+			"caches", "i1_bytes", (json_int_t)r.i1.size, "ll_bytes", (json_int_t)r.ll.size);
 
 		snprintf(path, sizeof(path), "%s/study.json", dir);
 		if (json_dump_file(o, path, JSON_INDENT(2)) != 0)
