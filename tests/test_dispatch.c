@@ -530,6 +530,38 @@ static void zipf_counts(const struct fl_plan *p, uint32_t *calls)
 		calls[p->seq[i]]++;
 }
 
+/* 2b. Bytes to functions: the fewest of the same draw whose bytes reach the footprint. */
+static void test_functions_for_bytes(void **state)
+{
+	struct fl_plan_opts o = { .seed = 42 };
+	struct fl_plan p;
+	char err[TEST_ERRLEN];
+	uint32_t nf = 0;
+	uint64_t b37;
+
+	(void)state;
+	big_fill();
+	big_plan(&p, 37, FL_DISPATCH_FLAT, 0, 42);
+	b37 = fl_plan_code_bytes(&p, big_size);
+	fl_plan_free(&p);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, b37, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, 37);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, b37 + 1, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, 38);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, 1, &nf, err,
+		sizeof(err)), 0);
+	assert_int_equal(nf, 1);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, 1u << 30, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, BIG_N);
+	o.active_copies = 1;
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, 1u << 30, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, BIG_N / BIG_COPIES);
+}
+
 /* 3. alpha 0 gives every function the same calls; a larger alpha puts more of the lap on
  * the hottest ranks (rank 1 over rank 2 about 2^alpha), and the heat order is not the
  * address order. */
@@ -651,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_ctx_set_hit),
 		cmocka_unit_test(test_active_functions_mix),
 		cmocka_unit_test(test_active_functions_edges),
+		cmocka_unit_test(test_functions_for_bytes),
 		cmocka_unit_test(test_zipf_distribution),
 		cmocka_unit_test(test_zipf_seeded),
 		cmocka_unit_test(test_reuse_profile),

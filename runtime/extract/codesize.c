@@ -220,16 +220,43 @@ int fl_plan_report_json(const struct fl_plan *p, const struct fl_lib *lib, int w
 	return 0;
 }
 
-int fl_plan_from_knobs(struct fl_plan *p, const struct fl_lib *lib, uint64_t seed,
-	uint64_t active_copies, uint64_t active_functions, const char *dispatch, double alpha,
-	char *err, size_t errlen)
+/* Active functions for a footprint in code bytes (hot + cold). */
+static int cs_functions_for(const struct fl_lib *lib, const struct fl_plan_opts *o,
+	uint64_t bytes, uint32_t *nfns, char *err, size_t errlen)
 {
-	struct fl_plan_opts o = { .seed = seed, .active_copies = (uint32_t)active_copies,
-		.active_functions = (uint32_t)active_functions, .zipf_alpha = alpha };
+	uint32_t *hot = malloc(lib->n * sizeof(*hot)), *cold = malloc(lib->n * sizeof(*cold));
+	int rc = -1;
 
-	if (fl_dispatch_parse(dispatch, &o.dispatch) != 0) {
-		fl_errf(err, errlen, "--dispatch %s: not flat or zipf", dispatch);
+	if (hot == NULL || cold == NULL)
+		fl_errf(err, errlen, "out of memory for %zu code sizes", lib->n);
+	else if (fl_lib_code_sizes(lib, hot, cold, err, errlen) == 0) {
+		for (size_t i = 0; i < lib->n; i++)
+			hot[i] += cold[i];
+		rc = fl_plan_functions_for_bytes(lib->tab, lib->n, o, hot, bytes, nfns, err,
+			errlen);
+	}
+	free(hot);
+	free(cold);
+	return rc;
+}
+
+int fl_plan_from_knobs(struct fl_plan *p, const struct fl_lib *lib,
+	const struct fl_plan_knobs *k, char *err, size_t errlen)
+{
+	struct fl_plan_opts o = { .seed = k->seed, .active_copies = (uint32_t)k->active_copies,
+		.active_functions = (uint32_t)k->active_functions, .zipf_alpha = k->zipf_alpha };
+
+	memset(p, 0, sizeof(*p));
+	if (fl_dispatch_parse(k->dispatch, &o.dispatch) != 0) {
+		fl_errf(err, errlen, "--dispatch %s: not flat or zipf", k->dispatch);
 		return -1;
 	}
+	if (k->footprint_bytes && k->active_functions) {
+		fl_errf(err, errlen, "--active-functions and --footprint-bytes both given");
+		return -1;
+	}
+	if (k->footprint_bytes &&
+	    cs_functions_for(lib, &o, k->footprint_bytes, &o.active_functions, err, errlen) != 0)
+		return -1;
 	return fl_plan_build(p, lib->tab, lib->n, &o, err, errlen);
 }

@@ -113,16 +113,16 @@ static int plan_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Cut kept[0..*nkept) (registry order) to want entries, drawn across patterns in
- * proportion to their kept counts: inside pattern p (c entries) the entries are ranked k =
- * 0..c-1 by (copy, seeded variant order), and entry k gets the key (k + u_p) / c with a
- * seeded phase u_p in [0, 1). The first want keys hold floor or ceil of want c / kept of
- * every pattern (systematic sampling), and a prefix of a longer cut. The result is put
- * back in registry order. Returns 0, or -1 out of memory. */
-static int plan_select(const struct fl_fn_entry *tab, uint32_t *kept, size_t *nkept,
-	size_t want, const uint32_t *per_pattern, size_t npatterns, uint64_t seed)
+/* Put kept[0..nkept) (registry order) in draw order, across patterns in proportion to
+ * their kept counts: inside pattern p (c entries) the entries are ranked k = 0..c-1 by
+ * (copy, seeded variant order), and entry k gets the key (k + u_p) / c with a seeded
+ * phase u_p in [0, 1). The first N keys hold floor or ceil of N c / nkept of every
+ * pattern (systematic sampling), and a prefix of a longer cut. Returns 0, or -1 out of
+ * memory. */
+static int plan_draw(const struct fl_fn_entry *tab, uint32_t *kept, size_t nkept,
+	const uint32_t *per_pattern, size_t npatterns, uint64_t seed)
 {
-	struct plan_pick *pk = malloc(*nkept * sizeof(*pk));
+	struct plan_pick *pk = malloc(nkept * sizeof(*pk));
 	uint32_t *rank = calloc(npatterns, sizeof(*rank));
 	double *phase = malloc(npatterns * sizeof(*phase));
 	uint64_t rng = seed ^ PLAN_PHASE_KEY;
@@ -136,7 +136,7 @@ static int plan_select(const struct fl_fn_entry *tab, uint32_t *kept, size_t *nk
 	for (size_t q = 0; q < npatterns; q++)
 		phase[q] = (double)(dispatch_splitmix64(&rng) >> 11) * 0x1p-53;
 	/* Rank inside a pattern: sort by (pattern, copy, variant hash). */
-	for (size_t i = 0; i < *nkept; i++) {
+	for (size_t i = 0; i < nkept; i++) {
 		const struct fl_fn_entry *e = &tab[kept[i]];
 		uint64_t h = seed ^ PLAN_PICK_KEY ^ ((uint64_t)e->pattern << 32 | e->variant);
 
@@ -145,22 +145,37 @@ static int plan_select(const struct fl_fn_entry *tab, uint32_t *kept, size_t *nk
 		pk[i].reg = kept[i];
 		pk[i].pattern = e->pattern;
 	}
-	qsort(pk, *nkept, sizeof(*pk), plan_pick_cmp);
-	for (size_t i = 0; i < *nkept; i++) {
+	qsort(pk, nkept, sizeof(*pk), plan_pick_cmp);
+	for (size_t i = 0; i < nkept; i++) {
 		uint32_t q = pk[i].pattern;
 
 		pk[i].key = ((double)rank[q]++ + phase[q]) / (double)per_pattern[q];
 		pk[i].tie = q;
 	}
-	qsort(pk, *nkept, sizeof(*pk), plan_pick_cmp);
-	for (size_t i = 0; i < want; i++)
+	qsort(pk, nkept, sizeof(*pk), plan_pick_cmp);
+	for (size_t i = 0; i < nkept; i++)
 		kept[i] = pk[i].reg;
-	qsort(kept, want, sizeof(*kept), plan_u32_cmp);
-	*nkept = want;
 	free(pk);
 	free(rank);
 	free(phase);
 	return 0;
+}
+
+/* The registry indices with copy < copies into reg (registry order) and their count per
+ * pattern into per_pattern (zeroed first). Returns the count. */
+static size_t plan_keep(const struct fl_fn_entry *tab, size_t n, uint32_t copies,
+	uint32_t *reg, uint32_t *per_pattern, size_t npatterns)
+{
+	size_t kept = 0;
+
+	memset(per_pattern, 0, npatterns * sizeof(*per_pattern));
+	for (size_t i = 0; i < n; i++) {
+		if (tab[i].copy < copies) {
+			reg[kept++] = (uint32_t)i;
+			per_pattern[tab[i].pattern]++;
+		}
+	}
+	return kept;
 }
 
 /* Fisher-Yates over a[0..n): a seeded permutation, uniform over all orders. */
@@ -275,12 +290,7 @@ int fl_plan_build(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n,
 	p->per_pattern = calloc(p->npatterns, sizeof(*p->per_pattern));
 	if (p->reg_index == NULL || p->per_pattern == NULL)
 		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		if (tab[i].copy < p->active_copies) {
-			p->reg_index[kept++] = (uint32_t)i;
-			p->per_pattern[tab[i].pattern]++;
-		}
-	}
+	kept = plan_keep(tab, n, p->active_copies, p->reg_index, p->per_pattern, p->npatterns);
 	if (kept == 0) {
 		fl_errf(err, errlen, "no registry entry has copy < %u", p->active_copies);
 		fl_plan_free(p);
@@ -294,9 +304,10 @@ int fl_plan_build(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n,
 		return -1;
 	}
 	if (o->active_functions != 0 && o->active_functions < kept) {
-		if (plan_select(tab, p->reg_index, &kept, o->active_functions, p->per_pattern,
-		    p->npatterns, o->seed) < 0)
+		if (plan_draw(tab, p->reg_index, kept, p->per_pattern, p->npatterns, o->seed) < 0)
 			goto oom;
+		kept = o->active_functions;
+		qsort(p->reg_index, kept, sizeof(*p->reg_index), plan_u32_cmp);
 		memset(p->per_pattern, 0, p->npatterns * sizeof(*p->per_pattern));
 		for (size_t i = 0; i < kept; i++)
 			p->per_pattern[tab[p->reg_index[i]].pattern]++;
@@ -318,6 +329,46 @@ oom:
 	fl_errf(err, errlen, "out of memory for a plan of %zu entries", n);
 	fl_plan_free(p);
 	return -1;
+}
+
+/* The draw of fl_plan_build step 2 over every kept entry, summing sizes along it. */
+int fl_plan_functions_for_bytes(const struct fl_fn_entry *tab, size_t n,
+	const struct fl_plan_opts *o, const uint32_t *size_of, uint64_t bytes, uint32_t *nfns,
+	char *err, size_t errlen)
+{
+	size_t npatterns, kept;
+	uint32_t copies, *reg, *per;
+	uint64_t sum = 0;
+
+	if (tab == NULL || n == 0 || n > UINT32_MAX) {
+		fl_errf(err, errlen, "empty or oversized registry");
+		return -1;
+	}
+	if (plan_scan(tab, n, &npatterns, &copies, err, errlen) < 0)
+		return -1;
+	if (o->active_copies != 0 && o->active_copies < copies)
+		copies = o->active_copies;
+	reg = malloc(n * sizeof(*reg));
+	per = calloc(npatterns, sizeof(*per));
+	if (reg == NULL || per == NULL) {
+		free(reg);
+		free(per);
+		fl_errf(err, errlen, "out of memory for a draw of %zu entries", n);
+		return -1;
+	}
+	kept = plan_keep(tab, n, copies, reg, per, npatterns);
+	if (plan_draw(tab, reg, kept, per, npatterns, o->seed) < 0) {
+		free(reg);
+		free(per);
+		fl_errf(err, errlen, "out of memory for a draw of %zu entries", n);
+		return -1;
+	}
+	*nfns = 0;
+	while (*nfns < kept && (sum < bytes || *nfns == 0))
+		sum += size_of[reg[(*nfns)++]];
+	free(reg);
+	free(per);
+	return 0;
 }
 
 int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uint64_t seed,

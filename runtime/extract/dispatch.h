@@ -87,6 +87,15 @@ struct fl_plan {
 int fl_plan_build(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n,
 	const struct fl_plan_opts *o, char *err, size_t errlen);
 
+/* The fewest active functions whose bytes reach bytes: *nfns = the smallest N >= 1 such
+ * that the N functions fl_plan_build would keep (same o->seed and o->active_copies; the
+ * other fields are ignored) have sum size_of >= bytes, or every kept entry when they all
+ * fall short. size_of as fl_plan_code_bytes. Returns 0, or -1 (err filled) on an empty
+ * registry, a NULL fn or out of memory. */
+int fl_plan_functions_for_bytes(const struct fl_fn_entry *tab, size_t n,
+	const struct fl_plan_opts *o, const uint32_t *size_of, uint64_t bytes, uint32_t *nfns,
+	char *err, size_t errlen);
+
 /* fl_plan_build of every entry with copy < active_copies (0 = all), flat. */
 int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uint64_t seed,
 	uint32_t active_copies, char *err, size_t errlen);

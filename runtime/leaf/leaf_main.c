@@ -56,7 +56,8 @@ struct leaf_config {
 	uint64_t rpc_ping_ms, rpc_timeout_ms, rpc_channels;
 	uint64_t inflight_limit, max_queue_ms, stale_ms, sessions_max, session_ttl_ms;
 	uint64_t sessions_max_bytes;
-	uint64_t extractors_per_story, max_stories, active_copies, active_functions;
+	uint64_t extractors_per_story, max_stories, active_copies;
+	uint64_t active_functions, footprint_bytes;
 	const char *dispatch;
 	double zipf_alpha;
 	double body, hit;
@@ -455,8 +456,9 @@ static void leaf_start(struct leaf_server *s)
 
 	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
 		die(1, "%s", err);
-	if (fl_plan_from_knobs(&s->plan, &s->lib, c->seed, c->active_copies,
-	    c->active_functions, c->dispatch, c->zipf_alpha, err, sizeof(err)) != 0 ||
+	if (fl_plan_from_knobs(&s->plan, &s->lib, &(struct fl_plan_knobs){ c->seed,
+	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
+	    c->zipf_alpha }, err, sizeof(err)) != 0 ||
 	    fl_plan_report_json(&s->plan, &s->lib, 1, s->plan_json, sizeof(s->plan_json), err,
 	    sizeof(err)) != 0)
 		die(1, "plan: %s", err);

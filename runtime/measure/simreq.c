@@ -35,7 +35,7 @@
 /* Every knob, as parsed; names follow the flags (the leaf's where they are the leaf's). */
 struct simreq_config {
 	const char *lib;
-	uint64_t active_copies, active_functions, seed;
+	uint64_t active_copies, active_functions, footprint_bytes, seed;
 	const char *dispatch;
 	double zipf_alpha;
 	int plan_only;
@@ -302,8 +302,9 @@ static void simreq_start(struct simreq *s)
 		die(1, "%s", err);
 	/* The reuse profile is a pure function of the plan: not worth a slow pass under
 	 * valgrind (--plan-only natively gives it). */
-	if (fl_plan_from_knobs(&s->plan, &s->lib, c->seed, c->active_copies,
-	    c->active_functions, c->dispatch, c->zipf_alpha, err, sizeof(err)) != 0 ||
+	if (fl_plan_from_knobs(&s->plan, &s->lib, &(struct fl_plan_knobs){ c->seed,
+	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
+	    c->zipf_alpha }, err, sizeof(err)) != 0 ||
 	    fl_plan_report_json(&s->plan, &s->lib, !RUNNING_ON_VALGRIND, s->plan_json,
 	    sizeof(s->plan_json), err, sizeof(err)) != 0)
 		die(1, "plan: %s", err);

@@ -80,11 +80,11 @@ static void study_usage(FILE *fp)
 "instruction mix with the simulated path (valgrind callgrind, as in validate\n"
 "--simulate). Then an L1i miss-ratio curve per call order: L1i MPKI over I1 sizes at one\n"
 "footprint (one callgrind run per size, cache totals only; ways and line as the CPU\n"
-"model's L1i). A footprint is mapped to --active-functions N (N = bytes / the library's\n"
-"mean function size, 1..all; the functions are drawn across patterns in proportion to\n"
-"their variants), and each point reports the plan's real code bytes and its reuse\n"
-"profile (frontload-simreq --plan-only, native). Footprints that map to the same plan\n"
-"are dropped and listed.\n"
+"model's L1i). A footprint is mapped to the fewest active functions whose code (hot +\n"
+"cold) reaches it, drawn across patterns in proportion to their variants\n"
+"(frontload-simreq --plan-only --footprint-bytes, native), and each point reports the\n"
+"plan's code bytes and its reuse profile. Footprints that map to the same plan are\n"
+"dropped and listed.\n"
 "\n"
 "Writes DIR/study.csv (one row per point), DIR/study.json, DIR/summary.md (the exact\n"
 "command, host, build configuration, geometry, tables, skipped points, limits) and\n"
@@ -118,7 +118,7 @@ static void study_usage(FILE *fp)
 "of translation + native time x 50, the native time from two short native runs; the\n"
 "estimate is printed before starting, with a progress line per finished point.\n"
 "--active-copies is forwarded (the coarse knob: the footprint is drawn from those copies);\n"
-"the study sets --active-functions, --dispatch and --zipf-alpha itself.\n"
+"the study sets --active-functions, --footprint-bytes, --dispatch and --zipf-alpha.\n"
 "\n", fp);
 	fm_knobs_usage(fp);
 	fputs("\nlimits: those of the simulated path (validate --help): no prefetcher, op cache or\n"
@@ -194,8 +194,8 @@ static int parse_list(const char *flag, const char *s, int kind, void *out, size
 /* The knobs the study sets itself (a point's plan and calls). */
 static int st_own_knob(const char *knob)
 {
-	static const char *const own[] = { "active-functions", "dispatch", "zipf-alpha",
-		"calls-per-request", "extractors-per-story", NULL };
+	static const char *const own[] = { "active-functions", "footprint-bytes", "dispatch",
+		"zipf-alpha", "calls-per-request", "extractors-per-story", NULL };
 
 	for (int i = 0; own[i]; i++)
 		if (strcmp(knob, own[i]) == 0)
@@ -351,14 +351,6 @@ static int st_model(const struct fm_run *r0, struct st_model *m)
 	return 0;
 }
 
-/* Active functions for a footprint of want bytes: the mean function size, 1..all. */
-static uint64_t st_nfuncs(const struct st_model *m, uint64_t want)
-{
-	double n = round((double)want * m->plan_functions / m->plan_bytes);
-
-	return n < 1 ? 1 : n > m->plan_functions ? (uint64_t)m->plan_functions : (uint64_t)n;
-}
-
 /* The default footprints stop at the library: larger ones become the whole library. */
 static void st_cap_footprints(struct st_args *a, const struct st_model *m)
 {
@@ -381,41 +373,27 @@ static void st_order_str(double alpha, char *buf, size_t len)
 		snprintf(buf, len, "zipf a=%g", alpha);
 }
 
-/* A new point of kind with its plan; a sweep point that maps to the plan of an earlier
- * one is marked a duplicate. */
+/* A new point of kind; its plan is found later (st_plan_facts). */
 static struct st_point *st_add(struct st_point *p, size_t *n, int kind, uint64_t want,
-	double alpha, uint64_t calls, unsigned i1, const struct st_model *m)
+	double alpha, uint64_t calls, unsigned i1)
 {
 	struct st_point *q = &p[(*n)++];
 
 	memset(q, 0, sizeof(*q));
 	q->kind = kind;
 	q->want_bytes = want;
-	q->nfuncs = st_nfuncs(m, want);
 	q->alpha = alpha;
 	q->calls = calls;
 	q->i1_bytes = i1;
 	q->code = q->hot = q->cold = NAN;
 	for (int k = 0; k < 3; k++)
 		q->reuse_fn[k] = q->reuse_b[k] = NAN;
-	for (size_t k = 0; kind == ST_SWEEP && k + 1 < *n; k++)
-		if (p[k].kind == ST_SWEEP && p[k].calls == calls && p[k].alpha == alpha &&
-		    p[k].nfuncs == q->nfuncs && !p[k].skipped) {
-			char o[32];
-
-			st_order_str(alpha, o, sizeof(o));
-			q->skipped = 2;
-			snprintf(q->why, sizeof(q->why), "same plan as --footprint %llu (%llu "
-				"functions, %s)", (unsigned long long)p[k].want_bytes,
-				(unsigned long long)q->nfuncs, o);
-			break;
-		}
 	return q;
 }
 
-/* Build the point list with estimates; drop duplicates and what exceeds the budget. */
+/* The point list: sweep points, then the curves. */
 static size_t st_points(const struct st_args *a, const struct fm_run *r0,
-	const struct st_model *m, struct st_point *p, double *total_s)
+	struct st_point *p)
 {
 	size_t n = 0;
 
@@ -423,11 +401,37 @@ static size_t st_points(const struct st_args *a, const struct fm_run *r0,
 		for (size_t i = 0; i < a->nbytes; i++)
 			for (size_t k = 0; k < a->ncalls && n < ST_MAX_POINTS; k++)
 				st_add(p, &n, ST_SWEEP, a->bytes[i], a->alphas[j], a->calls[k],
-					r0->i1.size, m);
+					r0->i1.size);
 	for (size_t j = 0; !a->no_mrc && j < a->nalphas; j++)
 		for (size_t i = 0; i < a->nsizes && n < ST_MAX_POINTS; i++)
 			st_add(p, &n, ST_MRC, a->mrc_bytes, a->alphas[j], a->mrc_calls,
-				(unsigned)(a->sizes_kib[i] * 1024), m);
+				(unsigned)(a->sizes_kib[i] * 1024));
+	return n;
+}
+
+/* A sweep point whose plan is an earlier one's (same functions, order, calls) is dropped
+ * as a duplicate. */
+static void st_dedupe(struct st_point *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; p[i].kind == ST_SWEEP && !p[i].skipped && k < i; k++)
+			if (p[k].kind == ST_SWEEP && p[k].calls == p[i].calls &&
+			    p[k].alpha == p[i].alpha && p[k].nfuncs == p[i].nfuncs && !p[k].skipped &&
+			    !p[k].failed) {
+				char o[32];
+
+				st_order_str(p[i].alpha, o, sizeof(o));
+				p[i].skipped = 2;
+				snprintf(p[i].why, sizeof(p[i].why), "same plan as --footprint %llu "
+					"(%llu functions, %s)", (unsigned long long)p[k].want_bytes,
+					(unsigned long long)p[i].nfuncs, o);
+			}
+}
+
+/* Estimates; drop the most expensive points until the budget fits. */
+static void st_budget(const struct st_args *a, const struct st_model *m,
+	struct st_point *p, size_t n, double *total_s)
+{
 	for (size_t i = 0; i < n; i++) {
 		struct st_point *q = &p[i];
 		double native = m->base_s + m->per_call_s * (double)q->calls *
@@ -445,7 +449,7 @@ static size_t st_points(const struct st_args *a, const struct fm_run *r0,
 		size_t worst = n;
 
 		for (size_t i = 0; i < n; i++) {
-			if (p[i].skipped)
+			if (p[i].skipped || p[i].failed)
 				continue;
 			sum += p[i].eta_s;
 			if (worst == n || p[i].eta_s > p[worst].eta_s)
@@ -461,21 +465,26 @@ static size_t st_points(const struct st_args *a, const struct fm_run *r0,
 			"--budget-min %g budget", fm_dur_str(p[worst].eta_s, d, sizeof(d)),
 			a->budget_min);
 	}
-	return n;
 }
 
-/* Set the point's plan knobs on its run. */
-static void st_plan_knobs(struct st_point *q, struct fm_run *r)
+/* Set the point's plan knobs on its run: the footprint in bytes (for --plan-only) or the
+ * active functions it was found to be. */
+static void st_plan_knobs(struct st_point *q, struct fm_run *r, int by_bytes)
 {
-	snprintf(q->nfs, sizeof(q->nfs), "%llu", (unsigned long long)q->nfuncs);
+	if (by_bytes)
+		snprintf(q->nfs, sizeof(q->nfs), "%llu", (unsigned long long)q->want_bytes);
+	else
+		snprintf(q->nfs, sizeof(q->nfs), "%llu", (unsigned long long)q->nfuncs);
 	snprintf(q->als, sizeof(q->als), "%.17g", q->alpha < 0 ? 0 : q->alpha);
-	fm_run_knob(r, "active-functions", q->nfs);
+	fm_run_knob(r, by_bytes ? "footprint-bytes" : "active-functions", q->nfs);
 	fm_run_knob(r, "dispatch", q->alpha < 0 ? "flat" : "zipf");
 	fm_run_knob(r, "zipf-alpha", q->als);
 }
 
-/* The plan's code bytes and reuse profile, from a native --plan-only run per distinct
- * plan (points sharing one copy it). Returns plans that could not be read. */
+/* Each point's plan: the fewest functions whose code reaches its footprint, their code
+ * bytes and reuse profile, from a native --plan-only --footprint-bytes run per distinct
+ * (footprint, order); points sharing one copy it. A point whose plan fails is failed.
+ * Returns the plans that failed. */
 static size_t st_plan_facts(struct st_point *p, size_t n, const struct fm_run *r0)
 {
 	size_t bad = 0;
@@ -489,9 +498,11 @@ static size_t st_plan_facts(struct st_point *p, size_t n, const struct fm_run *r
 		if (q->skipped)
 			continue;
 		for (size_t k = 0; k < i && same == NULL; k++)
-			if (!isnan(p[k].code) && p[k].nfuncs == q->nfuncs && p[k].alpha == q->alpha)
+			if (!isnan(p[k].code) && p[k].want_bytes == q->want_bytes &&
+			    p[k].alpha == q->alpha)
 				same = &p[k];
 		if (same) {
+			q->nfuncs = same->nfuncs;
 			q->code = same->code;
 			q->hot = same->hot;
 			q->cold = same->cold;
@@ -501,13 +512,15 @@ static size_t st_plan_facts(struct st_point *p, size_t n, const struct fm_run *r
 		}
 		snprintf(tag, sizeof(tag), "plan%03zu", i);
 		r.tag = tag;
-		st_plan_knobs(q, &r);
+		st_plan_knobs(q, &r, 1);
 		fm_run_knob(&r, "plan-only", NULL);
 		if (fm_native_run(&r, &nat, err, sizeof(err)) != 0) {
-			fprintf(stderr, FM_PROG ": plan of point %zu: %s\n", i, err);
+			q->failed = 1;
+			snprintf(q->why, sizeof(q->why), "plan: %.2000s", err);
 			bad++;
 			continue;
 		}
+		q->nfuncs = (uint64_t)fm_json_num(nat.summary, "plan_functions");
 		q->code = fm_json_num(nat.summary, "plan.code_bytes");
 		q->hot = fm_json_num(nat.summary, "plan.code_bytes_hot");
 		q->cold = fm_json_num(nat.summary, "plan.code_bytes_cold");
@@ -536,7 +549,7 @@ static int st_start(struct st_point *q, const struct fm_run *r0, const char *tmp
 	q->run.mix = q->kind == ST_SWEEP;
 	q->run.i1.size = q->i1_bytes;
 	snprintf(q->cps, sizeof(q->cps), "%llu", (unsigned long long)q->calls);
-	st_plan_knobs(q, &q->run);
+	st_plan_knobs(q, &q->run, 0);
 	fm_run_knob(&q->run, "calls-per-request", q->cps);
 	if (q->kind == ST_MRC) {
 		struct fm_cache want = q->run.i1, got;
@@ -599,13 +612,13 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 	char d1[32], d2[32], lab[160], err[2048];
 
 	for (size_t i = 0; i < n; i++)
-		todo += !p[i].skipped;
+		todo += !p[i].skipped && !p[i].failed;
 	while (finished < todo) {
 		while (running < a->jobs && next < n) {
 			struct st_point *q = &p[next];
 			int idx = (int)next++;
 
-			if (q->skipped)
+			if (q->skipped || q->failed)
 				continue;
 			if (st_start(q, r0, tmp, idx) != 0) {
 				finished++;
@@ -1190,9 +1203,11 @@ int fm_study_main(int argc, char **argv)
 		return FM_EXIT_RUN;
 	}
 	st_cap_footprints(&a, &m);
-	n = st_points(&a, &r, &m, points, &total_s);
-	if (st_plan_facts(points, n, &r) != 0 && !a.quiet)
-		fprintf(stderr, FM_PROG ": some plans' code bytes are unknown (see above)\n");
+	n = st_points(&a, &r, points);
+	if (st_plan_facts(points, n, &r) != 0)
+		fprintf(stderr, FM_PROG ": some points have no plan (see summary.md)\n");
+	st_dedupe(points, n);
+	st_budget(&a, &m, points, n, &total_s);
 	if (!a.quiet) {
 		char b[32];
 

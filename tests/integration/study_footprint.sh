@@ -4,8 +4,8 @@
 #
 # First frontload-simreq --plan-only (native): --active-functions 1 works, N above the
 # library is a clear error, executed code bytes (from the library's symbols) grow with N
-# and split into hot + cold, a Zipf plan reports a reuse profile shorter than the flat
-# walk's. Then study --footprint 16K,256K --alphas 1 (two simulated points, Zipf alpha 1,
+# and split into hot + cold, --footprint-bytes takes the fewest functions whose code
+# reaches it, a Zipf plan reports a reuse profile shorter than the flat walk's. Then study --footprint 16K,256K --alphas 1 (two simulated points, Zipf alpha 1,
 # 2000 calls per request, one request each, no curve): the report's files are written,
 # both points measured, the active functions and executed code bytes grow with the
 # footprint, and every knob's --help states its unit and range.
@@ -61,6 +61,13 @@ ball=$(pj .plan.code_bytes)
 plan 64 zipf
 zipf_p50=$(pj '.plan.reuse.functions[0]')
 [ "$zipf_p50" -lt "$flat_p50" ] || fail "Zipf median reuse $zipf_p50 not below flat $flat_p50"
+# --footprint-bytes: the fewest functions whose code reaches the bytes.
+"$S" --lib "$L" --plan-only --footprint-bytes 256k --json "$T/plan.json" 2>"$T/plan.err" ||
+	fail "--footprint-bytes 256k: $(cat "$T/plan.err")"
+nb=$(pj .plan_functions); bb=$(pj .plan.code_bytes)
+[ "$bb" -ge 262144 ] || fail "--footprint-bytes 256k gave $bb bytes"
+plan $((nb - 1)) flat
+[ "$(pj .plan.code_bytes)" -lt 262144 ] || fail "--footprint-bytes 256k: $((nb - 1)) functions reach it too"
 if "$S" --lib "$L" --plan-only --active-functions $((all + 1)) >/dev/null 2>"$T/e"; then
 	fail "--active-functions $((all + 1)) of $all accepted"
 fi
@@ -98,7 +105,8 @@ jq -e '[.points[] | .dispatch == "zipf" and .zipf_alpha == 1 and
 f1=$(jq '.points[0].active_functions' "$J"); f2=$(jq '.points[1].active_functions' "$J")
 c1=$(jq '.points[0].code_bytes' "$J"); c2=$(jq '.points[1].code_bytes' "$J")
 [ "$f2" -gt "$f1" ] || fail "active functions do not grow: $f1 -> $f2"
-awk "BEGIN { exit !($c2 > $c1 && $c1 > 0) }" || fail "code bytes do not grow: $c1 -> $c2"
+awk "BEGIN { exit !($c2 > $c1 && $c1 >= 16384 && $c2 >= 262144) }" ||
+	fail "code bytes do not grow past the footprints asked: $c1 -> $c2"
 grep -q "| 16 KiB | $f1 |" "$O/summary.md" || fail "summary.md has no 16 KiB row"
 m1=$(jq '.points[0].l1i_mpki * 100 | round / 100' "$J"); m2=$(jq '.points[1].l1i_mpki * 100 | round / 100' "$J")
 echo "plans: code bytes N=1 $b1, N=64 $b64, all $ball; study: $f1 -> $f2 functions, $c1 -> $c2 code bytes, L1i MPKI $m1 -> $m2"
