@@ -58,6 +58,10 @@ plan 0 flat
 ball=$(pj .plan.code_bytes)
 [ "$b1" -gt 0 ] && [ "$b64" -gt "$b1" ] && [ "$ball" -gt "$b64" ] ||
 	fail "code bytes do not grow: N=1 $b1, N=64 $b64, all $ball"
+if command -v nm >/dev/null 2>&1; then
+	nms=$(nm -S -t d "$L" | awk '$4 ~ /^fl_P[0-9][0-9]_v[0-9]+_c[0-9]+($|\.)/ { s += $2 } END { print s }')
+	[ "$nms" = "$ball" ] || fail "code bytes of every function $ball, nm -S says $nms"
+fi
 plan 64 zipf
 zipf_p50=$(pj '.plan.reuse.functions[0]')
 [ "$zipf_p50" -lt "$flat_p50" ] || fail "Zipf median reuse $zipf_p50 not below flat $flat_p50"
