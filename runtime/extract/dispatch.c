@@ -211,8 +211,16 @@ static int plan_heat_order(uint32_t *reg, size_t n, uint64_t seed)
 	return 0;
 }
 
-/* The Zipf lap: rank r (0-based) gets max(1, round(T (r+1)^-alpha / H)) calls, then the
- * lap is shuffled. Returns the lap in *seq (*nseq entries), or -1 out of memory. */
+/* Calls of rank r (0-based) in a lap of about t calls: max(1, round(t (r+1)^-alpha / h)). */
+static size_t plan_zipf_calls(size_t t, size_t r, double alpha, double h)
+{
+	double c = round((double)t * pow((double)(r + 1), -alpha) / h);
+
+	return c < 1 ? 1 : (size_t)c;
+}
+
+/* The Zipf lap: each rank's calls (plan_zipf_calls), then the lap is shuffled. Returns
+ * the lap in *seq (*nseq entries), or -1 out of memory. */
 static int plan_zipf_lap(size_t nfns, double alpha, uint64_t *rng, uint32_t **seq,
 	size_t *nseq)
 {
@@ -225,20 +233,14 @@ static int plan_zipf_lap(size_t nfns, double alpha, uint64_t *rng, uint32_t **se
 	for (size_t r = 0; r < nfns; r++)
 		h += pow((double)(r + 1), -alpha);
 	*nseq = 0;
-	for (size_t r = 0; r < nfns; r++) {
-		double c = round((double)t * pow((double)(r + 1), -alpha) / h);
-
-		*nseq += c < 1 ? 1 : (size_t)c;
-	}
+	for (size_t r = 0; r < nfns; r++)
+		*nseq += plan_zipf_calls(t, r, alpha, h);
 	s = malloc(*nseq * sizeof(*s));
 	if (s == NULL)
 		return -1;
-	for (size_t r = 0; r < nfns; r++) {
-		double c = round((double)t * pow((double)(r + 1), -alpha) / h);
-
-		for (size_t j = 0; j < (c < 1 ? 1 : (size_t)c); j++)
+	for (size_t r = 0; r < nfns; r++)
+		for (size_t j = plan_zipf_calls(t, r, alpha, h); j > 0; j--)
 			s[k++] = (uint32_t)r;
-	}
 	plan_shuffle(s, *nseq, rng);
 	*seq = s;
 	return 0;
