@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,6 +407,265 @@ static void test_ctx_set_hit(void **state)
 	fl_ctx_free(ctx);
 }
 
+/* ---- active functions, Zipf dispatch, code bytes and reuse, over a larger fake registry:
+ * 3 patterns of 10, 20 and 30 variants x 4 copies, registry order pattern, variant, copy,
+ * every entry the same recording function (the plan only needs a non-NULL fn). ---- */
+#define BIG_COPIES 4u
+#define BIG_N ((10u + 20u + 30u) * BIG_COPIES)
+
+static struct fl_fn_entry big_tab[BIG_N];
+static uint32_t big_size[BIG_N];     /* entry i's bytes: 100 + (i mod 7) */
+
+static void big_fn(struct fl_ctx *ctx)
+{
+	test_record(ctx, 0);
+}
+
+static void big_fill(void)
+{
+	static const uint16_t variants[3] = { 10, 20, 30 };
+	size_t k = 0;
+
+	for (uint16_t p = 0; p < 3; p++)
+		for (uint16_t v = 0; v < variants[p]; v++)
+			for (uint32_t c = 0; c < BIG_COPIES; c++, k++) {
+				big_tab[k] = (struct fl_fn_entry){ big_fn, p, v, c };
+				big_size[k] = 100u + (uint32_t)(k % 7u);
+			}
+}
+
+static void big_plan(struct fl_plan *p, uint32_t nfn, int dispatch, double alpha, uint64_t seed)
+{
+	struct fl_plan_opts o = { .seed = seed, .active_functions = nfn, .dispatch = dispatch,
+		.zipf_alpha = alpha };
+	char err[TEST_ERRLEN];
+
+	if (fl_plan_build(p, big_tab, BIG_N, &o, err, sizeof(err)) < 0)
+		fail_msg("fl_plan_build: %s", err);
+}
+
+/* 1. Every N from 1 to all: N functions, each pattern within 1 of N x its share of the
+ * variants, the set of N inside the set of N + 1, and code bytes strictly growing. */
+static void test_active_functions_mix(void **state)
+{
+	static const double share[3] = { 10.0 / 60, 20.0 / 60, 30.0 / 60 };
+	uint8_t in_prev[BIG_N] = { 0 };
+	uint64_t prev_bytes = 0;
+
+	(void)state;
+	big_fill();
+	for (uint32_t nf = 1; nf <= BIG_N; nf++) {
+		struct fl_plan p;
+		uint8_t in[BIG_N] = { 0 };
+		uint64_t bytes;
+
+		big_plan(&p, nf, FL_DISPATCH_FLAT, 0, 42);
+		assert_int_equal(p.nfns, nf);
+		assert_int_equal(p.nseq, nf);
+		for (uint32_t q = 0; q < 3; q++) {
+			double want = share[q] * nf, got = fl_plan_pattern_count(&p, q);
+
+			if (got < want - 1 || got > want + 1)
+				fail_msg("N %u pattern %u: %g functions, share %g", nf, q, got, want);
+		}
+		for (size_t i = 0; i < p.nfns; i++)
+			in[p.reg_index[i]] = 1;
+		for (size_t i = 0; i < BIG_N; i++)
+			assert_true(!in_prev[i] || in[i]);
+		bytes = fl_plan_code_bytes(&p, big_size);
+		assert_true(bytes > prev_bytes);
+		prev_bytes = bytes;
+		memcpy(in_prev, in, sizeof(in));
+		fl_plan_free(&p);
+	}
+}
+
+/* 2. A small N takes copy 0 of distinct variants before any copy 1; N = all is the plan
+ * of fl_plan_init; N = 1 works; N above the kept entries and a bad dispatch or alpha are
+ * clear errors. */
+static void test_active_functions_edges(void **state)
+{
+	struct fl_plan p, q;
+	struct fl_plan_opts o = { .seed = 9, .active_copies = 2, .active_functions = 121 };
+	char err[TEST_ERRLEN];
+
+	(void)state;
+	big_fill();
+	big_plan(&p, 60, FL_DISPATCH_FLAT, 0, 3);
+	for (size_t i = 0; i < p.nfns; i++)
+		assert_int_equal(big_tab[p.reg_index[i]].copy, 0);
+	fl_plan_free(&p);
+	big_plan(&p, 0, FL_DISPATCH_FLAT, 0, 5);
+	assert_int_equal(fl_plan_init(&q, big_tab, BIG_N, 5, 0, err, sizeof(err)), 0);
+	assert_int_equal(p.nfns, BIG_N);
+	assert_memory_equal(p.reg_index, q.reg_index, BIG_N * sizeof(*p.reg_index));
+	fl_plan_free(&q);
+	fl_plan_free(&p);
+	big_plan(&p, 1, FL_DISPATCH_ZIPF, 2, 5);
+	assert_int_equal(p.nfns, 1);
+	assert_int_equal(p.nseq, FL_ZIPF_LAP_PER_FN);
+	fl_plan_free(&p);
+	assert_int_equal(fl_plan_build(&p, big_tab, BIG_N, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "121 active functions asked, but the plan has 120"));
+	assert_null(p.fns);
+	o.active_functions = 0;
+	o.dispatch = 7;
+	assert_int_equal(fl_plan_build(&p, big_tab, BIG_N, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "dispatch"));
+	o.dispatch = FL_DISPATCH_ZIPF;
+	o.zipf_alpha = 4.5;
+	assert_int_equal(fl_plan_build(&p, big_tab, BIG_N, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "alpha"));
+	assert_int_equal(fl_dispatch_parse("zipf", &o.dispatch), 0);
+	assert_int_equal(o.dispatch, FL_DISPATCH_ZIPF);
+	assert_int_equal(fl_dispatch_parse("heavy", &o.dispatch), -1);
+	assert_string_equal(fl_dispatch_name(FL_DISPATCH_FLAT), "flat");
+}
+
+/* Calls of each rank in p's lap, into calls[0..p->nfns). */
+static void zipf_counts(const struct fl_plan *p, uint32_t *calls)
+{
+	memset(calls, 0, p->nfns * sizeof(*calls));
+	for (size_t i = 0; i < p->nseq; i++)
+		calls[p->seq[i]]++;
+}
+
+/* 2b. Bytes to functions: the fewest of the same draw whose bytes reach the footprint. */
+static void test_functions_for_bytes(void **state)
+{
+	struct fl_plan_opts o = { .seed = 42 };
+	struct fl_plan p;
+	char err[TEST_ERRLEN];
+	uint32_t nf = 0;
+	uint64_t b37;
+
+	(void)state;
+	big_fill();
+	big_plan(&p, 37, FL_DISPATCH_FLAT, 0, 42);
+	b37 = fl_plan_code_bytes(&p, big_size);
+	fl_plan_free(&p);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, b37, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, 37);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, b37 + 1, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, 38);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, 1, &nf, err,
+		sizeof(err)), 0);
+	assert_int_equal(nf, 1);
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, 1u << 30, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, BIG_N);
+	o.active_copies = 1;
+	assert_int_equal(fl_plan_functions_for_bytes(big_tab, BIG_N, &o, big_size, 1u << 30, &nf,
+		err, sizeof(err)), 0);
+	assert_int_equal(nf, BIG_N / BIG_COPIES);
+}
+
+/* 3. alpha 0 gives every function the same calls; a larger alpha puts more of the lap on
+ * the hottest ranks (rank 1 over rank 2 about 2^alpha), and the heat order is not the
+ * address order. */
+static void test_zipf_distribution(void **state)
+{
+	static const double alphas[4] = { 0, 0.5, 1, 2 };
+	uint32_t calls[BIG_N];
+	double prev_top = 0;
+
+	(void)state;
+	big_fill();
+	for (int a = 0; a < 4; a++) {
+		struct fl_plan p;
+		uint64_t top = 0;
+		int sorted = 1;
+
+		big_plan(&p, 0, FL_DISPATCH_ZIPF, alphas[a], 11);
+		zipf_counts(&p, calls);
+		for (size_t r = 0; r < p.nfns; r++) {
+			assert_true(calls[r] >= 1);
+			if (r < p.nfns / 10)
+				top += calls[r];
+			if (r > 0 && p.reg_index[r] < p.reg_index[r - 1])
+				sorted = 0;
+		}
+		if (alphas[a] == 0)
+			for (size_t r = 0; r < p.nfns; r++)
+				assert_int_equal(calls[r], FL_ZIPF_LAP_PER_FN);
+		else
+			assert_true(fabs((double)calls[0] / calls[1] - pow(2, alphas[a])) < 0.05 *
+				pow(2, alphas[a]));
+		assert_true((double)top / p.nseq > prev_top);
+		prev_top = (double)top / p.nseq;
+		assert_false(sorted);
+		fl_plan_free(&p);
+	}
+}
+
+/* 4. The same seed gives the same lap, another seed another one; a function's rank
+ * relative to the others holds at every N. */
+static void test_zipf_seeded(void **state)
+{
+	struct fl_plan a, b, c;
+
+	(void)state;
+	big_fill();
+	big_plan(&a, 100, FL_DISPATCH_ZIPF, 1.2, 77);
+	big_plan(&b, 100, FL_DISPATCH_ZIPF, 1.2, 77);
+	big_plan(&c, 100, FL_DISPATCH_ZIPF, 1.2, 78);
+	assert_int_equal(a.nseq, b.nseq);
+	assert_memory_equal(a.seq, b.seq, a.nseq * sizeof(*a.seq));
+	assert_memory_equal(a.reg_index, b.reg_index, a.nfns * sizeof(*a.reg_index));
+	assert_true(a.nseq != c.nseq || memcmp(a.seq, c.seq, a.nseq * sizeof(*a.seq)) != 0 ||
+		memcmp(a.reg_index, c.reg_index, a.nfns * sizeof(*a.reg_index)) != 0);
+	fl_plan_free(&a);
+	fl_plan_free(&b);
+	fl_plan_free(&c);
+	/* Ranks are nested: the 100 functions keep their relative order among 200. */
+	big_plan(&a, 100, FL_DISPATCH_ZIPF, 1.2, 77);
+	big_plan(&b, 200, FL_DISPATCH_ZIPF, 1.2, 77);
+	for (size_t i = 0, j = 0; i < a.nfns; i++) {
+		while (j < b.nfns && b.reg_index[j] != a.reg_index[i])
+			j++;
+		if (j == b.nfns)
+			fail_msg("rank %zu of N=100 is out of order (or absent) in N=200", i);
+	}
+	fl_plan_free(&a);
+	fl_plan_free(&b);
+}
+
+/* 5. Reuse: the flat walk re-calls a function after all N - 1 others (bytes: all but its
+ * own); Zipf's median distance falls as alpha grows. A Zipf plan runs its lap in order. */
+static void test_reuse_profile(void **state)
+{
+	struct fl_plan p;
+	struct fl_plan_reuse r;
+	char err[TEST_ERRLEN];
+	uint64_t total, prev_median = UINT64_MAX;
+	static const double alphas[3] = { 0, 1, 2 };
+
+	(void)state;
+	big_fill();
+	big_plan(&p, 50, FL_DISPATCH_FLAT, 0, 4);
+	total = fl_plan_code_bytes(&p, big_size);
+	assert_int_equal(fl_plan_reuse(&p, big_size, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.calls, 50);
+	assert_true(r.has_bytes);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(r.fns[k], 49);
+		assert_true(r.bytes[k] >= total - 106 && r.bytes[k] <= total - 100);
+	}
+	fl_plan_free(&p);
+	for (int a = 0; a < 3; a++) {
+		big_plan(&p, 0, FL_DISPATCH_ZIPF, alphas[a], 4);
+		assert_int_equal(fl_plan_reuse(&p, NULL, &r, err, sizeof(err)), 0);
+		assert_false(r.has_bytes);
+		assert_int_equal(r.calls, p.nseq);
+		assert_true(r.fns[0] < prev_median);
+		assert_true(r.fns[0] <= r.fns[1] && r.fns[1] <= r.fns[2] && r.fns[2] < BIG_N);
+		prev_median = r.fns[0];
+		fl_plan_free(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +681,12 @@ int main(void)
 		cmocka_unit_test(test_ctx_story_short),
 		cmocka_unit_test(test_ctx_story_long),
 		cmocka_unit_test(test_ctx_set_hit),
+		cmocka_unit_test(test_active_functions_mix),
+		cmocka_unit_test(test_active_functions_edges),
+		cmocka_unit_test(test_functions_for_bytes),
+		cmocka_unit_test(test_zipf_distribution),
+		cmocka_unit_test(test_zipf_seeded),
+		cmocka_unit_test(test_reuse_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
 /* dispatch.c: plans (filtered, shuffled extractor order) and owned request contexts. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +36,28 @@ struct ctx_owner {
 	size_t nmaps;                             /* entries in maps */
 };
 
+/* One step of rng.h's splitmix64 on a bare state word: all randomness here comes from
+ * seeds through it. */
+static uint64_t dispatch_splitmix64(uint64_t *state)
+{
+	struct fl_rng r = { *state };
+	uint64_t v = fl_rng_next(&r);
+
+	*state = r.s;
+	return v;
+}
+
 /* Uniform integer in [0, bound) for bound >= 1, unbiased (Lemire's multiply and reject):
  * the modulo runs only when a draw lands in the biased low part, so almost never. */
-static uint32_t plan_below(struct fl_rng *rng, uint32_t bound)
+static uint32_t plan_below(uint64_t *rng, uint32_t bound)
 {
-	uint64_t m = (uint64_t)(uint32_t)fl_rng_next(rng) * bound;
+	uint64_t m = (uint64_t)(uint32_t)dispatch_splitmix64(rng) * bound;
 
 	if ((uint32_t)m < bound) {
 		uint32_t t = (uint32_t)(-bound) % bound;
 
 		while ((uint32_t)m < t)
-			m = (uint64_t)(uint32_t)fl_rng_next(rng) * bound;
+			m = (uint64_t)(uint32_t)dispatch_splitmix64(rng) * bound;
 	}
 	return (uint32_t)(m >> 32);
 }
@@ -71,13 +83,193 @@ static int plan_scan(const struct fl_fn_entry *tab, size_t n, size_t *npatterns,
 	return 0;
 }
 
-/* Keep the entries with copy < active copies (in registry order), then shuffle them with
- * Fisher-Yates: a seeded permutation, uniform over all orders of the kept entries. The
- * pointer array is filled last, from the shuffled indices, so the hot loop reads only it. */
-int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uint64_t seed,
-	uint32_t active_copies, char *err, size_t errlen)
+/* Seeded streams of one plan, all from o->seed: the shuffle keeps the seed itself, so a
+ * plan of every kept entry is ordered as before the active-functions knob existed. */
+#define PLAN_PICK_KEY 0x452821e638d01377ull   /* seed -> variant order inside a pattern */
+#define PLAN_PHASE_KEY 0xbe5466cf34e90c6cull  /* seed -> per-pattern phase of the draw */
+#define PLAN_HEAT_KEY 0xc0ac29b7c97c50ddull   /* seed -> a function's heat key (Zipf rank) */
+
+/* One kept entry while the active set is drawn. */
+struct plan_pick {
+	double key;          /* sort key (see plan_select) */
+	uint64_t tie;        /* second key */
+	uint32_t reg;        /* registry index */
+	uint32_t pattern;    /* its pattern */
+};
+
+static int plan_pick_cmp(const void *a, const void *b)
 {
-	struct fl_rng rng = { seed };
+	const struct plan_pick *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
+	return x->reg < y->reg ? -1 : x->reg > y->reg;
+}
+
+static int plan_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Put kept[0..nkept) (registry order) in draw order, across patterns in proportion to
+ * their kept counts: inside pattern p (c entries) the entries are ranked k = 0..c-1 by
+ * (copy, seeded variant order), and entry k gets the key (k + u_p) / c with a seeded
+ * phase u_p in [0, 1). The first N keys hold floor or ceil of N c / nkept of every
+ * pattern (systematic sampling), and a prefix of a longer cut. Returns 0, or -1 out of
+ * memory. */
+static int plan_draw(const struct fl_fn_entry *tab, uint32_t *kept, size_t nkept,
+	const uint32_t *per_pattern, size_t npatterns, uint64_t seed)
+{
+	struct plan_pick *pk = malloc(nkept * sizeof(*pk));
+	uint32_t *rank = calloc(npatterns, sizeof(*rank));
+	double *phase = malloc(npatterns * sizeof(*phase));
+	uint64_t rng = seed ^ PLAN_PHASE_KEY;
+
+	if (pk == NULL || rank == NULL || phase == NULL) {
+		free(pk);
+		free(rank);
+		free(phase);
+		return -1;
+	}
+	for (size_t q = 0; q < npatterns; q++)
+		phase[q] = (double)(dispatch_splitmix64(&rng) >> 11) * 0x1p-53;
+	/* Rank inside a pattern: sort by (pattern, copy, variant hash). */
+	for (size_t i = 0; i < nkept; i++) {
+		const struct fl_fn_entry *e = &tab[kept[i]];
+		uint64_t h = seed ^ PLAN_PICK_KEY ^ ((uint64_t)e->pattern << 32 | e->variant);
+
+		pk[i].key = (double)e->pattern * 4294967296.0 + (double)e->copy;
+		pk[i].tie = dispatch_splitmix64(&h);
+		pk[i].reg = kept[i];
+		pk[i].pattern = e->pattern;
+	}
+	qsort(pk, nkept, sizeof(*pk), plan_pick_cmp);
+	for (size_t i = 0; i < nkept; i++) {
+		uint32_t q = pk[i].pattern;
+
+		pk[i].key = ((double)rank[q]++ + phase[q]) / (double)per_pattern[q];
+		pk[i].tie = q;
+	}
+	qsort(pk, nkept, sizeof(*pk), plan_pick_cmp);
+	for (size_t i = 0; i < nkept; i++)
+		kept[i] = pk[i].reg;
+	free(pk);
+	free(rank);
+	free(phase);
+	return 0;
+}
+
+/* The registry indices with copy < copies into reg (registry order) and their count per
+ * pattern into per_pattern (zeroed first). Returns the count. */
+static size_t plan_keep(const struct fl_fn_entry *tab, size_t n, uint32_t copies,
+	uint32_t *reg, uint32_t *per_pattern, size_t npatterns)
+{
+	size_t kept = 0;
+
+	memset(per_pattern, 0, npatterns * sizeof(*per_pattern));
+	for (size_t i = 0; i < n; i++) {
+		if (tab[i].copy < copies) {
+			reg[kept++] = (uint32_t)i;
+			per_pattern[tab[i].pattern]++;
+		}
+	}
+	return kept;
+}
+
+/* Fisher-Yates over a[0..n): a seeded permutation, uniform over all orders. */
+static void plan_shuffle(uint32_t *a, size_t n, uint64_t *rng)
+{
+	for (size_t i = n > 0 ? n - 1 : 0; i > 0; i--) {
+		uint32_t j = plan_below(rng, (uint32_t)(i + 1));
+		uint32_t t = a[i];
+
+		a[i] = a[j];
+		a[j] = t;
+	}
+}
+
+/* Zipf ranks: active functions sorted by a seeded key of their registry index, so a
+ * function keeps its place relative to the others at every N (the nested sets of the
+ * footprint axis keep their hottest functions) and heat is unrelated to address. */
+static int plan_heat_order(uint32_t *reg, size_t n, uint64_t seed)
+{
+	struct plan_pick *pk = malloc(n * sizeof(*pk));
+
+	if (pk == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = seed ^ PLAN_HEAT_KEY ^ reg[i];
+
+		pk[i] = (struct plan_pick){ 0, dispatch_splitmix64(&h), reg[i], 0 };
+	}
+	qsort(pk, n, sizeof(*pk), plan_pick_cmp);
+	for (size_t i = 0; i < n; i++)
+		reg[i] = pk[i].reg;
+	free(pk);
+	return 0;
+}
+
+/* Calls of rank r (0-based) in a lap of about t calls: max(1, round(t (r+1)^-alpha / h)). */
+static size_t plan_zipf_calls(size_t t, size_t r, double alpha, double h)
+{
+	double c = round((double)t * pow((double)(r + 1), -alpha) / h);
+
+	return c < 1 ? 1 : (size_t)c;
+}
+
+/* The Zipf lap: each rank's calls (plan_zipf_calls), then the lap is shuffled. Returns
+ * the lap in *seq (*nseq entries), or -1 out of memory. */
+static int plan_zipf_lap(size_t nfns, double alpha, uint64_t *rng, uint32_t **seq,
+	size_t *nseq)
+{
+	size_t t = nfns * FL_ZIPF_LAP_PER_FN, k = 0;
+	double h = 0;
+	uint32_t *s;
+
+	if (t > FL_ZIPF_LAP_MAX)
+		t = FL_ZIPF_LAP_MAX > nfns ? FL_ZIPF_LAP_MAX : nfns;
+	for (size_t r = 0; r < nfns; r++)
+		h += pow((double)(r + 1), -alpha);
+	*nseq = 0;
+	for (size_t r = 0; r < nfns; r++)
+		*nseq += plan_zipf_calls(t, r, alpha, h);
+	s = malloc(*nseq * sizeof(*s));
+	if (s == NULL)
+		return -1;
+	for (size_t r = 0; r < nfns; r++)
+		for (size_t j = plan_zipf_calls(t, r, alpha, h); j > 0; j--)
+			s[k++] = (uint32_t)r;
+	plan_shuffle(s, *nseq, rng);
+	*seq = s;
+	return 0;
+}
+
+/* Check the knobs that need no registry. Returns 0, or -1 with err filled. */
+static int plan_check_opts(const struct fl_plan_opts *o, char *err, size_t errlen)
+{
+	if (o->dispatch != FL_DISPATCH_FLAT && o->dispatch != FL_DISPATCH_ZIPF) {
+		fl_errf(err, errlen, "unknown dispatch %d (flat or zipf)", o->dispatch);
+		return -1;
+	}
+	if (!(o->zipf_alpha >= 0 && o->zipf_alpha <= FL_ZIPF_ALPHA_MAX)) {
+		fl_errf(err, errlen, "zipf alpha %g out of range 0..%g", o->zipf_alpha,
+			FL_ZIPF_ALPHA_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Keep the entries with copy < active copies (in registry order), cut them to the active
+ * functions, then shuffle them with Fisher-Yates. The pointer array is filled last, from
+ * the shuffled indices (and the Zipf lap), so the hot loop reads only it. */
+int fl_plan_build(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n,
+	const struct fl_plan_opts *o, char *err, size_t errlen)
+{
+	uint64_t rng = o->seed;
 	size_t kept = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -89,39 +281,53 @@ int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uin
 		fl_errf(err, errlen, "registry too large: %zu entries", n);
 		return -1;
 	}
-	if (plan_scan(tab, n, &p->npatterns, &p->copies, err, errlen) < 0)
+	if (plan_check_opts(o, err, errlen) < 0 ||
+	    plan_scan(tab, n, &p->npatterns, &p->copies, err, errlen) < 0)
 		return -1;
-	p->active_copies = active_copies == 0 || active_copies > p->copies ? p->copies : active_copies;
-	p->seed = seed;
-	p->salt = (uint32_t)fl_rng_next(&(struct fl_rng){ seed ^ PLAN_SALT_KEY });
+	p->active_copies = o->active_copies == 0 || o->active_copies > p->copies ? p->copies :
+		o->active_copies;
+	p->seed = o->seed;
+	p->dispatch = o->dispatch;
+	p->zipf_alpha = o->dispatch == FL_DISPATCH_ZIPF ? o->zipf_alpha : 0;
+	p->salt = (uint32_t)dispatch_splitmix64(&(uint64_t){ o->seed ^ PLAN_SALT_KEY });
 	p->reg_index = malloc(n * sizeof(*p->reg_index));
 	p->per_pattern = calloc(p->npatterns, sizeof(*p->per_pattern));
 	if (p->reg_index == NULL || p->per_pattern == NULL)
 		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		if (tab[i].copy < p->active_copies) {
-			p->reg_index[kept++] = (uint32_t)i;
-			p->per_pattern[tab[i].pattern]++;
-		}
-	}
+	kept = plan_keep(tab, n, p->active_copies, p->reg_index, p->per_pattern, p->npatterns);
 	if (kept == 0) {
 		fl_errf(err, errlen, "no registry entry has copy < %u", p->active_copies);
 		fl_plan_free(p);
 		return -1;
 	}
-	for (size_t i = kept - 1; i > 0; i--) {
-		uint32_t j = plan_below(&rng, (uint32_t)(i + 1));
-		uint32_t t = p->reg_index[i];
-
-		p->reg_index[i] = p->reg_index[j];
-		p->reg_index[j] = t;
+	if (o->active_functions > kept) {
+		fl_errf(err, errlen, "%u active functions asked, but the plan has %zu (%u of %u "
+			"copies of the library's %zu functions)", o->active_functions, kept,
+			p->active_copies, p->copies, n);
+		fl_plan_free(p);
+		return -1;
 	}
-	p->fns = malloc(kept * sizeof(*p->fns));
+	if (o->active_functions != 0 && o->active_functions < kept) {
+		if (plan_draw(tab, p->reg_index, kept, p->per_pattern, p->npatterns, o->seed) < 0)
+			goto oom;
+		kept = o->active_functions;
+		qsort(p->reg_index, kept, sizeof(*p->reg_index), plan_u32_cmp);
+		memset(p->per_pattern, 0, p->npatterns * sizeof(*p->per_pattern));
+		for (size_t i = 0; i < kept; i++)
+			p->per_pattern[tab[p->reg_index[i]].pattern]++;
+	}
+	plan_shuffle(p->reg_index, kept, &rng);
+	p->nfns = kept;
+	p->nseq = kept;
+	if (o->dispatch == FL_DISPATCH_ZIPF &&
+	    (plan_heat_order(p->reg_index, kept, o->seed) < 0 ||
+	     plan_zipf_lap(kept, o->zipf_alpha, &rng, &p->seq, &p->nseq) < 0))
+		goto oom;
+	p->fns = malloc(p->nseq * sizeof(*p->fns));
 	if (p->fns == NULL)
 		goto oom;
-	for (size_t i = 0; i < kept; i++)
-		p->fns[i] = tab[p->reg_index[i]].fn;
-	p->nfns = kept;
+	for (size_t i = 0; i < p->nseq; i++)
+		p->fns[i] = tab[p->reg_index[p->seq ? p->seq[i] : i]].fn;
 	return 0;
 oom:
 	fl_errf(err, errlen, "out of memory for a plan of %zu entries", n);
@@ -129,9 +335,181 @@ oom:
 	return -1;
 }
 
+/* The draw of fl_plan_build step 2 over every kept entry, summing sizes along it. */
+int fl_plan_functions_for_bytes(const struct fl_fn_entry *tab, size_t n,
+	const struct fl_plan_opts *o, const uint32_t *size_of, uint64_t bytes, uint32_t *nfns,
+	char *err, size_t errlen)
+{
+	size_t npatterns, kept;
+	uint32_t copies, *reg, *per;
+	uint64_t sum = 0;
+
+	if (tab == NULL || n == 0 || n > UINT32_MAX) {
+		fl_errf(err, errlen, "empty or oversized registry");
+		return -1;
+	}
+	if (plan_scan(tab, n, &npatterns, &copies, err, errlen) < 0)
+		return -1;
+	if (o->active_copies != 0 && o->active_copies < copies)
+		copies = o->active_copies;
+	reg = malloc(n * sizeof(*reg));
+	per = calloc(npatterns, sizeof(*per));
+	if (reg == NULL || per == NULL) {
+		free(reg);
+		free(per);
+		fl_errf(err, errlen, "out of memory for a draw of %zu entries", n);
+		return -1;
+	}
+	kept = plan_keep(tab, n, copies, reg, per, npatterns);
+	if (plan_draw(tab, reg, kept, per, npatterns, o->seed) < 0) {
+		free(reg);
+		free(per);
+		fl_errf(err, errlen, "out of memory for a draw of %zu entries", n);
+		return -1;
+	}
+	*nfns = 0;
+	while (*nfns < kept && (sum < bytes || *nfns == 0))
+		sum += size_of[reg[(*nfns)++]];
+	free(reg);
+	free(per);
+	return 0;
+}
+
+int fl_plan_init(struct fl_plan *p, const struct fl_fn_entry *tab, size_t n, uint64_t seed,
+	uint32_t active_copies, char *err, size_t errlen)
+{
+	struct fl_plan_opts o = { .seed = seed, .active_copies = active_copies };
+
+	return fl_plan_build(p, tab, n, &o, err, errlen);
+}
+
+int fl_dispatch_parse(const char *name, int *d)
+{
+	if (strcmp(name, "flat") == 0)
+		*d = FL_DISPATCH_FLAT;
+	else if (strcmp(name, "zipf") == 0)
+		*d = FL_DISPATCH_ZIPF;
+	else
+		return -1;
+	return 0;
+}
+
+const char *fl_dispatch_name(int d)
+{
+	return d == FL_DISPATCH_FLAT ? "flat" : d == FL_DISPATCH_ZIPF ? "zipf" : "?";
+}
+
+uint64_t fl_plan_code_bytes(const struct fl_plan *p, const uint32_t *size_of)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < p->nfns; i++)
+		sum += size_of[p->reg_index[i]];
+	return sum;
+}
+
+/* Fenwick (binary indexed) tree add and prefix sum over positions 1..n. */
+static void fen_add(uint64_t *f, size_t n, size_t i, int64_t v)
+{
+	for (; i <= n; i += i & (~i + 1))
+		f[i] += (uint64_t)v;
+}
+
+static uint64_t fen_sum(const uint64_t *f, size_t i)
+{
+	uint64_t s = 0;
+
+	for (; i > 0; i -= i & (~i + 1))
+		s += f[i];
+	return s;
+}
+
+static int plan_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank quantiles 0.5, 0.9, 0.99 of d[0..n), sorted in place. */
+static void plan_quantiles(uint64_t *d, size_t n, uint64_t out[3])
+{
+	static const double q[3] = { 0.5, 0.9, 0.99 };
+
+	qsort(d, n, sizeof(*d), plan_u64_cmp);
+	for (int k = 0; k < 3; k++) {
+		size_t r = (size_t)ceil(q[k] * (double)n);
+
+		out[k] = d[r > 0 ? r - 1 : 0];
+	}
+}
+
+/* Stack distances over two laps: a mark (1, and the function's bytes) sits at each
+ * function's last call; the distance of a call is the marks between it and its previous
+ * call. Only the second lap is kept, so every call has a previous one (the lap is cyclic). */
+int fl_plan_reuse(const struct fl_plan *p, const uint32_t *size_of, struct fl_plan_reuse *r,
+	char *err, size_t errlen)
+{
+	size_t l = p->nseq, m = 2 * l;
+	uint64_t *fc = NULL, *fb = NULL, *dc = NULL, *db = NULL;
+	size_t *last = NULL;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (l == 0) {
+		fl_errf(err, errlen, "empty plan");
+		return -1;
+	}
+	fc = calloc(m + 1, sizeof(*fc));
+	dc = malloc(l * sizeof(*dc));
+	last = calloc(p->nfns, sizeof(*last));       /* 0 = not seen, else position + 1 */
+	if (size_of != NULL) {
+		fb = calloc(m + 1, sizeof(*fb));
+		db = malloc(l * sizeof(*db));
+	}
+	if (fc == NULL || dc == NULL || last == NULL || (size_of && (fb == NULL || db == NULL))) {
+		fl_errf(err, errlen, "out of memory for the reuse profile of %zu calls", l);
+		goto out;
+	}
+	for (size_t t = 0; t < m; t++) {
+		size_t x = p->seq ? p->seq[t % l] : t % l, prev = last[x];
+		uint64_t b = size_of ? size_of[p->reg_index[x]] : 0;
+
+		if (t >= l) {
+			dc[t - l] = fen_sum(fc, t) - fen_sum(fc, prev);
+			if (fb)
+				db[t - l] = fen_sum(fb, t) - fen_sum(fb, prev);
+		}
+		if (prev) {
+			fen_add(fc, m, prev, -1);
+			if (fb)
+				fen_add(fb, m, prev, -(int64_t)b);
+		}
+		fen_add(fc, m, t + 1, 1);
+		if (fb)
+			fen_add(fb, m, t + 1, (int64_t)b);
+		last[x] = t + 1;
+	}
+	r->calls = l;
+	plan_quantiles(dc, l, r->fns);
+	if (db) {
+		plan_quantiles(db, l, r->bytes);
+		r->has_bytes = 1;
+	}
+	rc = 0;
+out:
+	free(fc);
+	free(fb);
+	free(dc);
+	free(db);
+	free(last);
+	return rc;
+}
+
 void fl_plan_free(struct fl_plan *p)
 {
 	free(p->fns);
+	free(p->seq);
 	free(p->reg_index);
 	free(p->per_pattern);
 	memset(p, 0, sizeof(*p));
@@ -143,7 +521,7 @@ void fl_plan_free(struct fl_plan *p)
 uint64_t fl_plan_run(const struct fl_plan *p, struct fl_ctx *ctx, uint64_t cursor, uint64_t calls)
 {
 	void (*const *fns)(struct fl_ctx *) = p->fns;
-	size_t n = p->nfns;
+	size_t n = p->nseq;
 	size_t i;
 	uint64_t idx = cursor;
 
@@ -189,18 +567,18 @@ static void ctx_derive_qkeys(struct ctx_owner *o)
  * Q8.8, so a 64-dim dot product stays far inside int32), state words, request time. */
 static void ctx_fill_tables(struct ctx_owner *o, uint64_t seed)
 {
-	struct fl_rng rng = { seed };
+	uint64_t rng = seed;
 
 	for (uint32_t i = 0; i < FL_TABLE_SLOTS; i++)
-		o->table[i] = (uint32_t)fl_rng_next(&rng);
+		o->table[i] = (uint32_t)dispatch_splitmix64(&rng);
 	for (uint32_t i = 0; i < FL_EMB_ROWS * FL_EMB_DIM; i++)
-		o->emb[i] = (int16_t)((int32_t)FL_PICK(fl_rng_next(&rng) >> 32, 513u) - 256);
+		o->emb[i] = (int16_t)((int32_t)FL_PICK(dispatch_splitmix64(&rng) >> 32, 513u) - 256);
 	for (uint32_t i = 0; i < FL_STATE_WORDS; i++)
-		o->state[i] = fl_rng_next(&rng);
+		o->state[i] = dispatch_splitmix64(&rng);
 	/* Feature switches: 1 feature slot in 256 is turned off, as production kill switches. */
 	for (uint32_t i = 0; i < FL_DENSE_SLOTS; i++)
-		o->sink.enabled[i] = (fl_rng_next(&rng) >> 56) != 0;
-	o->ctx.now_s = CTX_NOW_BASE_S + (uint32_t)(fl_rng_next(&rng) >> 44);
+		o->sink.enabled[i] = (dispatch_splitmix64(&rng) >> 56) != 0;
+	o->ctx.now_s = CTX_NOW_BASE_S + (uint32_t)(dispatch_splitmix64(&rng) >> 44);
 }
 
 struct fl_ctx *fl_ctx_init(uint64_t seed, uint32_t nqkeys, char *err, size_t errlen)
@@ -270,7 +648,7 @@ int fl_ctx_set_story(struct fl_ctx *ctx, const void *bytes, size_t len)
 	struct ctx_owner *o;
 	uint8_t *story;
 	size_t n = len < FL_STORY_BYTES ? len : FL_STORY_BYTES;
-	struct fl_rng rng;
+	uint64_t rng;
 
 	if (ctx == NULL || (bytes == NULL && len > 0))
 		return -1;
@@ -278,9 +656,9 @@ int fl_ctx_set_story(struct fl_ctx *ctx, const void *bytes, size_t len)
 	story = (uint8_t *)o->story64;
 	if (n > 0)
 		memcpy(story, bytes, n);
-	rng.s = ctx_story_hash(story, n, len);
+	rng = ctx_story_hash(story, n, len);
 	for (size_t i = n; i < FL_STORY_BYTES; i += 8) {
-		uint64_t r = fl_rng_next(&rng);
+		uint64_t r = dispatch_splitmix64(&rng);
 
 		for (size_t b = 0; b < 8 && i + b < FL_STORY_BYTES; b++)
 			story[i + b] = (uint8_t)(r >> (8 * b));

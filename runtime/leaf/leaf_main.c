@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "codesize.h"
 #include "corpus.h"
 #include "dispatch.h"
 #include "fanout.h"
@@ -58,6 +59,9 @@ struct leaf_config {
 	uint64_t inflight_limit, max_queue_ms, stale_ms, sessions_max, session_ttl_ms;
 	uint64_t sessions_max_bytes;
 	uint64_t extractors_per_story, max_stories, active_copies;
+	uint64_t active_functions, footprint_bytes;
+	const char *dispatch;
+	double zipf_alpha;
 	double body, hit;
 	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
 	uint64_t max_frame_bytes, max_reply_bytes, max_output_bytes;
@@ -131,6 +135,7 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"request used, the rest ignored"),
 	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
 		"knob: copies of each extractor variant in the plan (0 = all)"),
+	FL_PLAN_CLI_OPTS,
 	FL_OPT_REAL("body", body, 0, 100, "PCT", "100", "share of extractor calls that run "
 		"their full body (%)"),
 	FL_OPT_REAL("hit", hit, 0, 100, "PCT", "50", "extractor lookup hit rate (%)"),
@@ -253,6 +258,7 @@ struct leaf_server {
 	uint16_t mock_port;
 	struct fl_lib lib;
 	struct fl_plan plan;
+	char plan_json[1024];           /* fl_plan_report_json of plan */
 	struct fl_rpc_dist dist;
 	struct fl_pct resp_sizes;
 	struct fl_corpus corpus;
@@ -394,6 +400,7 @@ static json_t *config_json(struct leaf_server *s)
 	json_object_set_new(o, "plan_functions",
 		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
 	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
+	json_object_set_new(o, "plan", json_loads(s->plan_json, 0, NULL));
 	json_object_set_new(o, "corpus", json_string(s->corpus.source));
 	json_object_set_new(o, "corpus_bytes", json_integer((json_int_t)s->corpus.len));
 	return o;
@@ -441,8 +448,11 @@ static void leaf_start(struct leaf_server *s)
 
 	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
 		die(1, "%s", err);
-	if (fl_plan_init(&s->plan, s->lib.tab, s->lib.n, c->seed, (uint32_t)c->active_copies,
-	    err, sizeof(err)) != 0)
+	if (fl_plan_from_knobs(&s->plan, &s->lib, &(struct fl_plan_knobs){ c->seed,
+	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
+	    c->zipf_alpha }, err, sizeof(err)) != 0 ||
+	    fl_plan_report_json(&s->plan, &s->lib, 1, s->plan_json, sizeof(s->plan_json), err,
+	    sizeof(err)) != 0)
 		die(1, "plan: %s", err);
 
 	int rc = c->corpus_dir ?
@@ -614,6 +624,7 @@ static void leaf_banner(struct leaf_server *s)
 	printf("  footprint: %zu functions in the plan of %zu in the library (%u of %u copies "
 		"per variant)\n", fl_plan_footprint(&s->plan), s->lib.n, s->plan.active_copies,
 		s->plan.copies);
+	printf("  plan:      %s\n", s->plan_json);
 	printf("  corpus:    %s, %zu bytes\n", s->corpus.source, s->corpus.len);
 	if (s->stats.ready_ms >= 0)
 		printf("  ready:     %.0f ms after exec (+- 1 clock tick)\n", s->stats.ready_ms);

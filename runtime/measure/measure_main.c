@@ -20,6 +20,11 @@
 const struct fm_knob_def fm_knob_defs[] = {
 	{ "lib", 1, "extractor library (default: " "libfrontload-extract.so beside the programs)" },
 	{ "active-copies", 1, "footprint knob: copies of each variant in the plan (0 = all) [0]" },
+	{ "active-functions", 1, "fine footprint knob: distinct functions in the plan, 1..kept "
+		"(0 = all kept) [0]" },
+	{ "footprint-bytes", 1, "the same in executed code bytes (k, M, G), 0 = unset [0]" },
+	{ "dispatch", 1, "call order: flat (each function once a lap) or zipf [flat]" },
+	{ "zipf-alpha", 1, "Zipf exponent alpha of --dispatch zipf, 0..4 [1]" },
 	{ "seed", 1, "plan shuffle, model and request stream seed [1]" },
 	{ "extractors-per-story", 1, "extractor calls per story [340]" },
 	{ "calls-per-request", 1, "sets extractors-per-story = N / stories used" },

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "codesize.h"
 #include "corpus.h"
 #include "dispatch.h"
 #include "frontload.pb-c.h"
@@ -35,7 +36,10 @@
 /* Every knob, as parsed; names follow the flags (the leaf's where they are the leaf's). */
 struct simreq_config {
 	const char *lib;
-	uint64_t active_copies, seed;
+	uint64_t active_copies, active_functions, footprint_bytes, seed;
+	const char *dispatch;
+	double zipf_alpha;
+	int plan_only;
 	uint64_t extractors_per_story, calls_per_request, stories, story_bytes, max_stories;
 	double body, hit;
 	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
@@ -57,6 +61,10 @@ static const struct fl_cli_opt simreq_opts[] = {
 		" beside this program, then ../lib/)"),
 	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
 		"knob: copies of each extractor variant in the plan (0 = all)"),
+	FL_PLAN_CLI_OPTS,
+	FL_OPT_FLAG("plan-only", plan_only, "build the plan, write the plan part of the JSON "
+		"(library_functions, plan_functions, copies, active_copies, plan) and exit: no "
+		"corpus, no requests"),
 	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
 		"weights, overheads and the request stream"),
 	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
@@ -147,7 +155,12 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
 "\n"
-"output: a JSON object on stdout (or --json PATH): the configuration, plan footprint,\n"
+"output: a JSON object on stdout (or --json PATH): the configuration, plan footprint and\n"
+"plan (dispatch, zipf_alpha, active_functions, lap_calls: calls of one lap of the plan,\n"
+"code_bytes = code_bytes_hot + code_bytes_cold: the active functions' bytes from the\n"
+"library's symbols, cold = their .cold fragments; reuse: per call of a lap, distinct\n"
+"functions and hot bytes called since the last call of the same function, at percentiles\n"
+"50, 90, 99; null under valgrind, where it would be slow: --plan-only natively has it),\n"
 "requests, extractor calls, CPU and wall ns of the window and per stage (thread CPU\n"
 "clock; under valgrind these are inflated by instrumentation; a share is null when no\n"
 "CPU time was measured), counted_window (what --pmu counts) and its CPU time, and with\n"
@@ -196,6 +209,7 @@ struct simreq {
 	struct simreq_config cfg;
 	struct fl_lib lib;
 	struct fl_plan plan;
+	char plan_json[1024];            /* fl_plan_report_json of plan */
 	struct fl_corpus corpus;
 	struct fl_pct resp_sizes;
 	struct fl_reqgen gen;
@@ -276,9 +290,16 @@ static void simreq_start(struct simreq *s)
 		die(1, "%s", err);
 	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
 		die(1, "%s", err);
-	if (fl_plan_init(&s->plan, s->lib.tab, s->lib.n, c->seed, (uint32_t)c->active_copies,
-	    err, sizeof(err)) != 0)
+	/* The reuse profile is a pure function of the plan: not worth a slow pass under
+	 * valgrind (--plan-only natively gives it). */
+	if (fl_plan_from_knobs(&s->plan, &s->lib, &(struct fl_plan_knobs){ c->seed,
+	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
+	    c->zipf_alpha }, err, sizeof(err)) != 0 ||
+	    fl_plan_report_json(&s->plan, &s->lib, !RUNNING_ON_VALGRIND, s->plan_json,
+	    sizeof(s->plan_json), err, sizeof(err)) != 0)
 		die(1, "plan: %s", err);
+	if (c->plan_only)
+		return;
 	if (fl_corpus_generate(&s->corpus, c->corpus_seed, (size_t)c->corpus_mb << 20, err,
 	    sizeof(err)) != 0)
 		die(1, "corpus: %s", err);
@@ -530,6 +551,22 @@ static json_t *simreq_pmu_json(struct simreq *s)
 		"events", ev, "metrics", mj);
 }
 
+/* The plan part of the JSON: what --plan-only prints, and the head of the full summary. */
+static json_t *simreq_plan_json(const struct simreq *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "program", json_string(PROG));
+	json_object_set_new(o, "lib", json_string(s->lib.path));
+	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
+	json_object_set_new(o, "plan_functions",
+		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
+	json_object_set_new(o, "copies", json_integer(s->plan.copies));
+	json_object_set_new(o, "active_copies", json_integer(s->plan.active_copies));
+	json_object_set_new(o, "plan", json_loads(s->plan_json, 0, NULL));
+	return o;
+}
+
 static json_t *simreq_json(struct simreq *s)
 {
 	struct simreq_config *c = &s->cfg;
@@ -571,14 +608,7 @@ static json_t *simreq_json(struct simreq *s)
 			"cpu_share", cpu_sum ? json_real((double)s->t.cpu_ns[k] / (double)cpu_sum) :
 			json_null()));
 	}
-	o = json_object();
-	json_object_set_new(o, "program", json_string(PROG));
-	json_object_set_new(o, "lib", json_string(s->lib.path));
-	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
-	json_object_set_new(o, "plan_functions",
-		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
-	json_object_set_new(o, "copies", json_integer(s->plan.copies));
-	json_object_set_new(o, "active_copies", json_integer(s->plan.active_copies));
+	o = simreq_plan_json(s);
 	json_object_set_new(o, "config", cfg);
 	json_object_set_new(o, "stage", json_string(c->stage));
 	json_object_set_new(o, "under_valgrind", json_boolean(RUNNING_ON_VALGRIND != 0));
@@ -631,14 +661,32 @@ static void simreq_free(struct simreq *s)
 	fl_lib_close(&s->lib);
 }
 
+/* Write the summary to --json or stdout and drop it. */
+static void simreq_write(const struct simreq *s, json_t *out)
+{
+	if (s->cfg.json) {
+		if (json_dump_file(out, s->cfg.json, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+			die(1, "cannot write --json %s: %s", s->cfg.json, strerror(errno));
+	} else {
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+	}
+	json_decref(out);
+}
+
 int main(int argc, char **argv)
 {
 	static struct simreq sim;  /* the one run; static: it is large */
 	struct simreq *s = &sim;
-	json_t *out;
 
 	config_parse(&s->cfg, argc, argv);
 	simreq_start(s);
+	if (s->cfg.plan_only) {
+		simreq_write(s, simreq_plan_json(s));
+		fl_plan_free(&s->plan);
+		fl_lib_close(&s->lib);
+		return 0;
+	}
 	if (!s->cfg.quiet)
 		fprintf(stderr, PROG ": %zu functions in the plan (%u of %u copies), %llu extractor "
 			"calls per story, %llu stories per request (%llu used), %llu warmup + %llu "
@@ -651,15 +699,7 @@ int main(int argc, char **argv)
 			(unsigned long long)s->cfg.requests, s->cfg.stage,
 			RUNNING_ON_VALGRIND ? ", under valgrind" : "");
 	simreq_run(s);
-	out = simreq_json(s);
-	if (s->cfg.json) {
-		if (json_dump_file(out, s->cfg.json, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
-			die(1, "cannot write --json %s: %s", s->cfg.json, strerror(errno));
-	} else {
-		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-		fputc('\n', stdout);
-	}
-	json_decref(out);
+	simreq_write(s, simreq_json(s));
 	simreq_free(s);
 	return 0;
 }

@@ -89,6 +89,13 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_UINT("active-copies", cfg.active_copies, 0, UINT32_MAX, "N", NULL, "footprint "
 		"knob: copies of each extractor variant in the leaf's plan (0 = all; default: the "
 		"leaf's)"),
+	FL_OPT_UINT("active-functions", cfg.active_functions, 1, UINT32_MAX, "N", NULL, "fine "
+		"footprint knob: distinct functions in the leaf's plan, 1..kept by --active-copies "
+		"(default: the leaf's, all kept)"),
+	FL_OPT_STR("dispatch", cfg.dispatch, "flat|zipf", NULL, "the leaf's call order: flat "
+		"walk or Zipf-skewed frequencies (default: the leaf's, flat)"),
+	FL_OPT_REAL("zipf-alpha", cfg.zipf_alpha, 0, 4, "ALPHA", NULL, "Zipf exponent alpha "
+		"of --dispatch zipf, 0..4 (default: the leaf's, 1)"),
 	FL_OPT_FLAG("tls", cfg.tls, "TLS between driver and leaf (leaf to mock is always "
 		"TLS)"),
 	FL_OPT_STR("tls-dir", cfg.tls_dir, "DIR", NULL, "certificate directory (tls.h) given "
@@ -214,6 +221,8 @@ static void run_config_defaults(struct fl_run_config *c)
 	c->rpc_fanout_scale = -1;
 	c->extractors_per_story = -1;
 	c->active_copies = -1;
+	c->active_functions = -1;
+	c->zipf_alpha = -1;
 	c->driver_timeout_s = 10;
 }
 

@@ -264,6 +264,18 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "--active-copies");
 			argv_add(&a, "%lld", (long long)c->active_copies);
 		}
+		if (c->active_functions >= 0) {
+			argv_add(&a, "--active-functions");
+			argv_add(&a, "%lld", (long long)c->active_functions);
+		}
+		if (c->dispatch) {
+			argv_add(&a, "--dispatch");
+			argv_add(&a, "%s", c->dispatch);
+		}
+		if (c->zipf_alpha >= 0) {
+			argv_add(&a, "--zipf-alpha");
+			argv_add(&a, "%.17g", c->zipf_alpha);
+		}
 		if (c->tls)
 			argv_add(&a, "--tls");
 		if (in->leaf_cpus.n) {

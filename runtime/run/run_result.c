@@ -701,6 +701,11 @@ static json_t *config_json(const struct fl_run *r)
 		json_integer(c->extractors_per_story) : json_null());
 	json_object_set_new(j, "active_copies", c->active_copies >= 0 ?
 		json_integer(c->active_copies) : json_null());
+	json_object_set_new(j, "active_functions", c->active_functions >= 0 ?
+		json_integer(c->active_functions) : json_null());
+	json_object_set_new(j, "dispatch", c->dispatch ? json_string(c->dispatch) : json_null());
+	json_object_set_new(j, "zipf_alpha", c->zipf_alpha >= 0 ? json_real(c->zipf_alpha) :
+		json_null());
 	json_object_set_new(j, "tls", json_boolean(c->tls));
 	json_object_set_new(j, "tls_dir", c->tls_dir ? json_string(c->tls_dir) : json_null());
 	json_object_set_new(j, "trace", json_boolean(c->trace));

@@ -87,6 +87,9 @@ struct fl_run_config {
 	double rpc_fanout_scale;   /* < 0: the leaf's default */
 	int64_t extractors_per_story;  /* < 0: the leaf's default */
 	int64_t active_copies;     /* < 0: the leaf's default */
+	int64_t active_functions;  /* < 0: the leaf's default (all kept) */
+	const char *dispatch;      /* NULL: the leaf's default (flat) */
+	double zipf_alpha;         /* < 0: the leaf's default (1) */
 	int tls;
 	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;

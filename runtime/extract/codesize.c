@@ -1,0 +1,262 @@
+/* codesize.c: symbol sizes of the generated functions (libelf) and the plan report. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codesize.h"
+#include "dispatch.h"
+#include "libload.h"
+#include "../common/errbuf.h"
+#include "fl_extract.h"
+
+#define CS_NAME_LEN 18u   /* strlen("fl_P01_v000_c00000") */
+
+/* A generated function's main symbol. */
+struct cs_sym {
+	uint64_t addr;        /* st_value: address in the file */
+	const char *name;     /* in libelf's string table */
+	uint32_t hot, cold;   /* bytes: main symbol and .part fragments; .cold fragments */
+};
+
+static int cs_by_name(const void *a, const void *b)
+{
+	return strncmp(((const struct cs_sym *)a)->name, ((const struct cs_sym *)b)->name,
+		CS_NAME_LEN);
+}
+
+static int cs_by_addr(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cs_sym *)a)->addr, y = ((const struct cs_sym *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 1: a main symbol, 2: a fragment of one (NAME.suffix), 0: another symbol. */
+static int cs_kind(const char *s)
+{
+	if (strncmp(s, "fl_P", 4) != 0 || strnlen(s, CS_NAME_LEN + 1) < CS_NAME_LEN ||
+	    s[6] != '_' || s[7] != 'v' || s[11] != '_' || s[12] != 'c')
+		return 0;
+	return s[CS_NAME_LEN] == '\0' ? 1 : s[CS_NAME_LEN] == '.' ? 2 : 0;
+}
+
+/* The SHT_SYMTAB section, or NULL (stripped). */
+static Elf_Scn *cs_symtab(Elf *e, GElf_Shdr *sh)
+{
+	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s))
+		if (gelf_getshdr(s, sh) && sh->sh_type == SHT_SYMTAB)
+			return s;
+	return NULL;
+}
+
+/* Collect main symbols into *out (*nout), then add each fragment to its main symbol. */
+static int cs_collect(Elf *e, struct cs_sym **out, size_t *nout, char *err, size_t errlen)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = cs_symtab(e, &sh);
+	Elf_Data *d;
+	size_t nsym, k = 0;
+	struct cs_sym *v;
+
+	if (scn == NULL || (d = elf_getdata(scn, NULL)) == NULL || sh.sh_entsize == 0) {
+		fl_errf(err, errlen, "no symbol table (stripped?)");
+		return -1;
+	}
+	nsym = sh.sh_size / sh.sh_entsize;
+	v = malloc((nsym ? nsym : 1) * sizeof(*v));
+	if (v == NULL) {
+		fl_errf(err, errlen, "out of memory for %zu symbols", nsym);
+		return -1;
+	}
+	for (int pass = 1; pass <= 2; pass++) {
+		for (size_t i = 0; i < nsym; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    (name = elf_strptr(e, sh.sh_link, s.st_name)) == NULL ||
+			    cs_kind(name) != pass)
+				continue;
+			if (pass == 1) {
+				v[k++] = (struct cs_sym){ s.st_value, name, (uint32_t)s.st_size, 0 };
+				continue;
+			}
+			struct cs_sym key = { 0, name, 0, 0 }, *m = bsearch(&key, v, k, sizeof(*v),
+				cs_by_name);
+
+			if (m == NULL)
+				continue;   /* a fragment of a probe or of nothing in the registry */
+			if (strncmp(name + CS_NAME_LEN, ".cold", 5) == 0)
+				m->cold += (uint32_t)s.st_size;
+			else
+				m->hot += (uint32_t)s.st_size;
+		}
+		if (pass == 1)
+			qsort(v, k, sizeof(*v), cs_by_name);
+	}
+	qsort(v, k, sizeof(*v), cs_by_addr);
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+/* Each registry entry's function, found by its file address (run-time address less the
+ * load bias). */
+static int cs_match(const struct fl_lib *lib, const struct cs_sym *v, size_t k,
+	uint32_t *hot, uint32_t *cold, char *err, size_t errlen)
+{
+	struct link_map *lm = NULL;
+
+	if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL) {
+		fl_errf(err, errlen, "%s: dlinfo: %s", lib->path, dlerror());
+		return -1;
+	}
+	for (size_t i = 0; i < lib->n; i++) {
+		struct cs_sym key = { (uint64_t)(uintptr_t)lib->tab[i].fn - lm->l_addr, NULL, 0, 0 };
+		const struct cs_sym *m = bsearch(&key, v, k, sizeof(*v), cs_by_addr);
+
+		if (m == NULL) {
+			fl_errf(err, errlen, "%s: registry entry %zu (pattern %u variant %u copy %u) "
+				"has no fl_P symbol", lib->path, i, lib->tab[i].pattern,
+				lib->tab[i].variant, lib->tab[i].copy);
+			return -1;
+		}
+		hot[i] = m->hot;
+		cold[i] = m->cold;
+	}
+	return 0;
+}
+
+int fl_lib_code_sizes(const struct fl_lib *lib, uint32_t *hot, uint32_t *cold, char *err,
+	size_t errlen)
+{
+	struct cs_sym *v = NULL;
+	size_t k = 0;
+	Elf *e = NULL;
+	int fd, rc = -1;
+	char why[256] = "";
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		fl_errf(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	fd = open(lib->path, O_RDONLY);
+	if (fd < 0) {
+		fl_errf(err, errlen, "%s: cannot open for its symbols", lib->path);
+		return -1;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e == NULL)
+		fl_errf(err, errlen, "%s: libelf: %s", lib->path, elf_errmsg(-1));
+	else if (cs_collect(e, &v, &k, why, sizeof(why)) != 0)
+		fl_errf(err, errlen, "%s: %s", lib->path, why);
+	else
+		rc = cs_match(lib, v, k, hot, cold, err, errlen);
+	free(v);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+/* The reuse object, or "null". */
+static void cs_reuse_json(const struct fl_plan *p, const uint32_t *hot, int want,
+	char *buf, size_t len, char *err, size_t errlen)
+{
+	struct fl_plan_reuse r;
+
+	if (!want || fl_plan_reuse(p, hot, &r, err, errlen) != 0) {
+		snprintf(buf, len, "null");
+		return;
+	}
+	snprintf(buf, len, "{\"calls\": %llu, \"percentiles\": [50, 90, 99], \"functions\": "
+		"[%llu, %llu, %llu], \"hot_bytes\": [%llu, %llu, %llu]}",
+		(unsigned long long)r.calls, (unsigned long long)r.fns[0],
+		(unsigned long long)r.fns[1], (unsigned long long)r.fns[2],
+		(unsigned long long)r.bytes[0], (unsigned long long)r.bytes[1],
+		(unsigned long long)r.bytes[2]);
+}
+
+int fl_plan_report_json(const struct fl_plan *p, const struct fl_lib *lib, int want_reuse,
+	char *json, size_t len, char *err, size_t errlen)
+{
+	uint32_t *hot = malloc(lib->n * sizeof(*hot)), *cold = malloc(lib->n * sizeof(*cold));
+	char reuse[512];
+	uint64_t h, c;
+	int w;
+
+	if (hot == NULL || cold == NULL) {
+		free(hot);
+		free(cold);
+		fl_errf(err, errlen, "out of memory for %zu code sizes", lib->n);
+		return -1;
+	}
+	if (fl_lib_code_sizes(lib, hot, cold, err, errlen) != 0) {
+		free(hot);
+		free(cold);
+		return -1;
+	}
+	h = fl_plan_code_bytes(p, hot);
+	c = fl_plan_code_bytes(p, cold);
+	cs_reuse_json(p, hot, want_reuse, reuse, sizeof(reuse), err, errlen);
+	w = snprintf(json, len, "{\"dispatch\": \"%s\", \"zipf_alpha\": %.6g, "
+		"\"active_copies\": %u, \"active_functions\": %zu, \"lap_calls\": %zu, "
+		"\"code_bytes\": %llu, \"code_bytes_hot\": %llu, \"code_bytes_cold\": %llu, "
+		"\"reuse\": %s}", fl_dispatch_name(p->dispatch), p->zipf_alpha,
+		p->active_copies, p->nfns, p->nseq, (unsigned long long)(h + c),
+		(unsigned long long)h, (unsigned long long)c, reuse);
+	free(hot);
+	free(cold);
+	if (w < 0 || (size_t)w >= len) {
+		fl_errf(err, errlen, "plan report longer than %zu bytes", len);
+		return -1;
+	}
+	return 0;
+}
+
+/* Active functions for a footprint in code bytes (hot + cold). */
+static int cs_functions_for(const struct fl_lib *lib, const struct fl_plan_opts *o,
+	uint64_t bytes, uint32_t *nfns, char *err, size_t errlen)
+{
+	uint32_t *hot = malloc(lib->n * sizeof(*hot)), *cold = malloc(lib->n * sizeof(*cold));
+	int rc = -1;
+
+	if (hot == NULL || cold == NULL)
+		fl_errf(err, errlen, "out of memory for %zu code sizes", lib->n);
+	else if (fl_lib_code_sizes(lib, hot, cold, err, errlen) == 0) {
+		for (size_t i = 0; i < lib->n; i++)
+			hot[i] += cold[i];
+		rc = fl_plan_functions_for_bytes(lib->tab, lib->n, o, hot, bytes, nfns, err,
+			errlen);
+	}
+	free(hot);
+	free(cold);
+	return rc;
+}
+
+int fl_plan_from_knobs(struct fl_plan *p, const struct fl_lib *lib,
+	const struct fl_plan_knobs *k, char *err, size_t errlen)
+{
+	struct fl_plan_opts o = { .seed = k->seed, .active_copies = (uint32_t)k->active_copies,
+		.active_functions = (uint32_t)k->active_functions, .zipf_alpha = k->zipf_alpha };
+
+	memset(p, 0, sizeof(*p));
+	if (fl_dispatch_parse(k->dispatch, &o.dispatch) != 0) {
+		fl_errf(err, errlen, "--dispatch %s: not flat or zipf", k->dispatch);
+		return -1;
+	}
+	if (k->footprint_bytes && k->active_functions) {
+		fl_errf(err, errlen, "--active-functions and --footprint-bytes both given");
+		return -1;
+	}
+	if (k->footprint_bytes &&
+	    cs_functions_for(lib, &o, k->footprint_bytes, &o.active_functions, err, errlen) != 0)
+		return -1;
+	return fl_plan_build(p, lib->tab, lib->n, &o, err, errlen);
+}
