@@ -220,8 +220,15 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return FM_EXIT_OK;
 	}
-	if (strcmp(sub, "validate") == 0)
-		return fm_validate_main(argc - 1, argv + 1);
+	if (strcmp(sub, "validate") == 0) {
+		/* --harness: frontload-simreq in process; else the running leaf. */
+		for (int i = 2; i < argc; i++)
+			if (strcmp(argv[i], "--harness") == 0) {
+				memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv);
+				return fm_validate_main(argc - 2, argv + 1);
+			}
+		return fm_validate_leaf_main(argc - 1, argv + 1);
+	}
 	if (strcmp(sub, "mix") == 0)
 		return fm_mix_main(argc - 1, argv + 1);
 	if (strcmp(sub, "calibrate") == 0)

@@ -875,6 +875,25 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+int fm_dis_executed(const struct fl_cg *cg, uint32_t obj, struct fm_dis_cache *cache,
+	struct fl_dis *d, char *err, size_t errlen)
+{
+	size_t n;
+	uint64_t *a = obj_addrs(cg, obj, &n);
+
+	if (a == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fl_dis_init(d);
+	int r = cache ? cache_dis(cache, cg->objs[obj], a, n, d, err, errlen) :
+		dis_load_filtered(d, cg->objs[obj], a, n, err, errlen);
+	free(a);
+	if (r != 0)
+		fl_dis_free(d);
+	return r;
+}
+
 /* Disassemble the objects holding >= 0.1% of Ir and join them with the counts. */
 static int sim_mix(struct fl_cg *cg, struct fm_dis_cache *cache, struct fm_sim *out,
 	char *err, size_t errlen)
