@@ -1301,7 +1301,7 @@ static void validate_usage(FILE *fp)
 "    instructions, a proxy), instructions per taken branch >= 18: DCPerf PR 705\n"
 "  front-end bound 15..30% of slots: Kanev et al., ISCA 2015, \"Profiling a\n"
 "    warehouse-scale computer\"; DCPerf PR 704 reports 23.5%\n"
-"  feature extraction 30..35% of leaf CPU: the frontload brief (no public source)\n"
+"  feature extraction 30..35% of leaf CPU: DCPerf PR 715 (production's profile)\n"
 "Measured (simulated): instructions = Ir less rep string iterations (valgrind counts a\n"
 "rep movs/stos/lods/cmps/scas once per iteration, hardware once per execution:\n"
 "executions = Ir - taken jcnd at the instruction); L1i MPKI = 1000 x I1mr /\n"
