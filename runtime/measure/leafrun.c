@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -382,11 +383,21 @@ json_t *fm_leaf_step(struct fm_leaf *l, double qps, double warmup_s, double dura
 	return j;
 }
 
+/* sig to the leaf's main thread, the one that waits for it (sigtimedwait). A signal to
+ * the process may land on a thread that does not block it: OpenBLAS starts its threads
+ * before main blocks SIGUSR1 and SIGTERM, and the default action ends the leaf (seen
+ * under valgrind, whose signal routing differs from the kernel's; natively it needs the
+ * main thread to be out of sigtimedwait when the signal comes). */
+static int lr_signal_main(pid_t pid, int sig)
+{
+	return (int)syscall(SYS_tgkill, pid, pid, sig);
+}
+
 json_t *fm_leaf_stats(struct fm_leaf *l, double wait_s, char *err, size_t errlen)
 {
 	double t0 = lr_now();
 	unlink(l->leaf_stats);
-	if (!fm_leaf_alive(l) || kill(l->leaf, SIGUSR1) != 0) {
+	if (!fm_leaf_alive(l) || lr_signal_main(l->leaf, SIGUSR1) != 0) {
 		lr_fail(err, errlen, l->leaf_log, "frontload-leaf is gone");
 		return NULL;
 	}
@@ -406,12 +417,13 @@ json_t *fm_leaf_stats(struct fm_leaf *l, double wait_s, char *err, size_t errlen
 	return NULL;
 }
 
-/* SIGTERM the ones alive, wait up to grace_s for all, then SIGKILL and reap. */
+/* SIGTERM the ones alive (to their main thread), wait up to grace_s for all, then SIGKILL
+ * and reap. */
 static void lr_stop_pids(pid_t *pids[], int *st[], int n, double grace_s)
 {
 	for (int i = 0; i < n; i++)
 		if (*pids[i] > 0)
-			kill(*pids[i], SIGTERM);
+			lr_signal_main(*pids[i], SIGTERM);
 	double t0 = lr_now();
 	for (;;) {
 		int left = 0;

@@ -131,6 +131,7 @@ static void vl_usage(FILE *fp)
 }
 
 #define VL_POOL (4 * FM_LEAF_MAX_ARGS) /* strings the runs' argv own */
+#define VL_PING_MS 200.0                /* frontload-leaf --rpc-ping-ms default */
 
 /* A copy of n bytes of s owned by pool ("" when the pool is full or memory ran out). */
 static const char *vl_dup(const char *s, size_t n, char **pool, int *npool)
@@ -319,18 +320,14 @@ static json_t *vl_idle_stats(struct fm_leaf *l, double wait_s, char *err, size_t
 	}
 }
 
-/* The flags every run gives the leaf: the knobs, --leaf-args, the fanout timeout. */
+/* The flags every run gives the leaf: the fanout timeout (and, simulated, --pmu off and
+ * the keepalive period), then the knobs, then --leaf-args (the leaf keeps the last value
+ * of a flag, so what the user gives wins). */
 static void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char **pool,
 	int *npool, int simulated)
 {
 	int n = 0;
 	char buf[64];
-	for (int i = 0; i + 1 < a->nknobs && n + 8 < FM_LEAF_MAX_ARGS; i += 2) {
-		snprintf(buf, sizeof buf, "--%s", a->knobs[i]);
-		c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
-		if (a->knobs[i + 1])
-			c->leaf_args[n++] = a->knobs[i + 1];
-	}
 	/* A fanout call must not time out because the simulated leaf is slow to read it. */
 	snprintf(buf, sizeof buf, "%.0f", a->timeout_s * 1000);
 	c->leaf_args[n++] = "--rpc-timeout-ms";
@@ -339,6 +336,19 @@ static void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char *
 		/* perf_event_open under valgrind measures nothing of the guest. */
 		c->leaf_args[n++] = "--pmu";
 		c->leaf_args[n++] = "off";
+		/* The keepalive on the simulated clock: valgrind runs the leaf ~FM_SLOWDOWN times
+		 * slower, so the default 200 ms period would send that many more pings per
+		 * request, and a FANOUT thread waiting for the big lock would miss its 3 periods
+		 * and reconnect (failing the calls in flight). Given flags come later and win. */
+		snprintf(buf, sizeof buf, "%.0f", VL_PING_MS * FM_SLOWDOWN);
+		c->leaf_args[n++] = "--rpc-ping-ms";
+		c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
+	}
+	for (int i = 0; i + 1 < a->nknobs && n + 2 < FM_LEAF_MAX_ARGS; i += 2) {
+		snprintf(buf, sizeof buf, "--%s", a->knobs[i]);
+		c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
+		if (a->knobs[i + 1])
+			c->leaf_args[n++] = a->knobs[i + 1];
 	}
 	vl_split(a->leaf_args, c->leaf_args, n, FM_LEAF_MAX_ARGS - 1, pool, npool);
 	vl_split(a->driver_args, c->driver_args, 0, FM_LEAF_MAX_ARGS - 1, pool, npool);
@@ -842,18 +852,22 @@ static void vl_print_profile(const struct vl_prof *pr)
 static void vl_print_pmu(json_t *pmu)
 {
 	static const char *const pools[] = { "ranker", "io", "fanout", "total" };
+	static const char *const ks[] = { "instructions", "ipc", "l1i_mpki", "branch_mpki" };
 	printf("\nper-pool PMU groups over the native window (path hardware):\n");
 	for (size_t p = 0; p < 4; p++) {
 		json_t *o = json_object_get(pmu, pools[p]);
+		json_t *ins = json_object_get(o, "instructions");
 		printf("  %-7s", pools[p]);
-		static const char *const ks[] = { "instructions", "ipc", "l1i_mpki", "branch_mpki" };
+		if (!json_is_number(ins)) {
+			/* Nothing counted: one reason, not one per figure. */
+			printf(" %s\n", json_string_value(ins) ? json_string_value(ins) : "-");
+			continue;
+		}
 		for (size_t k = 0; k < 4; k++) {
 			json_t *v = json_object_get(o, ks[k]);
 			if (json_is_number(v))
 				printf(" %s %.3f", ks[k], json_number_value(v));
-			else if (k == 0 || strcmp(json_string_value(v) ? json_string_value(v) : "",
-			    json_string_value(json_object_get(o, "instructions")) ?
-			    json_string_value(json_object_get(o, "instructions")) : "") != 0)
+			else
 				printf(" %s %s", ks[k], json_string_value(v) ? json_string_value(v) : "-");
 		}
 		putchar('\n');
