@@ -1286,7 +1286,7 @@ static void vd_usage_limits(FILE *fp)
 
 static void validate_usage(FILE *fp)
 {
-	fputs("usage: " FM_PROG " validate [--simulate|--hardware] [options] [simreq knobs]\n"
+	fputs("usage: " FM_PROG " validate --harness [--simulate|--hardware] [options] [simreq knobs]\n"
 "\n"
 "Runs frontload-simreq (the leaf's request path in process: decode, overheads, extract,\n"
 "stories, rank, compress, reply; no network) and checks what it measures against the\n"

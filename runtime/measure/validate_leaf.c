@@ -33,13 +33,14 @@
 enum {
 	VL_SIMULATE = 1, VL_HARDWARE, VL_CPU, VL_I1, VL_D1, VL_LL, VL_QPS, VL_WARMUP, VL_WINDOW,
 	VL_TIMEOUT, VL_TLS, VL_LEAF_ARGS, VL_DRIVER_ARGS, VL_NO_PROFILE, VL_PERF_HZ, VL_JSON,
-	VL_TARGETS, VL_KEEP, VL_QUIET, VL_HELP, VL_SIM_QPS,
+	VL_TARGETS, VL_KEEP, VL_QUIET, VL_HELP, VL_SIM_QPS, VL_SIM_REQUESTS,
 };
 
 static const struct fm_opt vl_opts[] = {
 	{ "simulate", 0, VL_SIMULATE }, { "hardware", 0, VL_HARDWARE }, { "cpu", 1, VL_CPU },
 	{ "i1", 1, VL_I1 }, { "d1", 1, VL_D1 }, { "ll", 1, VL_LL }, { "qps", 1, VL_QPS },
-	{ "sim-qps", 1, VL_SIM_QPS }, { "warmup", 1, VL_WARMUP }, { "window", 1, VL_WINDOW },
+	{ "sim-qps", 1, VL_SIM_QPS }, { "sim-requests", 1, VL_SIM_REQUESTS },
+	{ "warmup", 1, VL_WARMUP }, { "window", 1, VL_WINDOW },
 	{ "timeout-s", 1, VL_TIMEOUT }, { "tls", 0, VL_TLS }, { "leaf-args", 1, VL_LEAF_ARGS },
 	{ "driver-args", 1, VL_DRIVER_ARGS }, { "no-profile", 0, VL_NO_PROFILE },
 	{ "perf-hz", 1, VL_PERF_HZ }, { "json", 1, VL_JSON }, { "targets", 1, VL_TARGETS },
@@ -53,7 +54,7 @@ struct vl_args {
 	const char *cpu, *i1, *d1, *ll, *json, *targets, *keep;
 	const char *leaf_args, *driver_args;
 	double qps, sim_qps, warmup_s, window_s, timeout_s;
-	uint64_t perf_hz, seed;
+	uint64_t perf_hz, seed, sim_requests;
 	const char *knobs[FM_MAX_KNOBS];  /* forwarded leaf flags (name, value or NULL) */
 	int nknobs;
 };
@@ -93,8 +94,17 @@ static void vl_usage(FILE *fp)
 "\n"
 "options:\n"
 "  --qps R                    native rate (requests/s) [5]\n"
-"  --sim-qps R                rate under simulation [1]: valgrind runs the leaf ~50x\n"
-"                             slower, and every request must still complete\n"
+"  --sim-qps R|auto           rate under simulation [auto]: valgrind runs the leaf\n"
+"                             ~50x slower, one thread at a time, and every request\n"
+"                             must still complete without queueing behind another\n"
+"                             (the leaf calls a request older than --stale-ms stale);\n"
+"                             auto = 0.25 / (the native window's CPU per request x 50\n"
+"                             + its median latency), at most --qps; arrivals at fixed\n"
+"                             gaps (driver --arrival fixed)\n"
+"  --sim-requests N           requests in the simulated window [8]: its length is\n"
+"                             N / rate; the warm-up step there is the longer of\n"
+"                             --warmup and 3 requests' gaps (the first requests pay\n"
+"                             valgrind's translation of everything they run)\n"
 "  --warmup S                 warm-up step before the window, seconds [4]\n"
 "  --window S                 the measured step, seconds [10]\n"
 "  --timeout-s S              driver timeout, and the leaf's --rpc-timeout-ms [60]\n"
@@ -167,7 +177,8 @@ static int vl_parse(int argc, char **argv, struct vl_args *a)
 	memset(a, 0, sizeof *a);
 	a->cpu = "zen4";
 	a->qps = 5;
-	a->sim_qps = 1;
+	a->sim_qps = 0;   /* auto */
+	a->sim_requests = 8;
 	a->warmup_s = 4;
 	a->window_s = 10;
 	a->timeout_s = 60;
@@ -196,7 +207,13 @@ static int vl_parse(int argc, char **argv, struct vl_args *a)
 				return -1;
 			break;
 		case VL_SIM_QPS:
-			if (fm_parse_f64("sim-qps", v, 0.01, 1e6, &a->sim_qps) != 0)
+			if (strcmp(v, "auto") == 0)
+				a->sim_qps = 0;
+			else if (fm_parse_f64("sim-qps", v, 0.001, 1e6, &a->sim_qps) != 0)
+				return -1;
+			break;
+		case VL_SIM_REQUESTS:
+			if (fm_parse_u64("sim-requests", v, 1, 100000, &a->sim_requests) != 0)
 				return -1;
 			break;
 		case VL_WARMUP:
@@ -351,7 +368,14 @@ static void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char *
 			c->leaf_args[n++] = a->knobs[i + 1];
 	}
 	vl_split(a->leaf_args, c->leaf_args, n, FM_LEAF_MAX_ARGS - 1, pool, npool);
-	vl_split(a->driver_args, c->driver_args, 0, FM_LEAF_MAX_ARGS - 1, pool, npool);
+	n = 0;
+	if (simulated) {
+		/* Fixed gaps: at the low simulated rate a Poisson cluster would queue requests
+		 * behind each other for seconds. */
+		c->driver_args[n++] = "--arrival";
+		c->driver_args[n++] = "fixed";
+	}
+	vl_split(a->driver_args, c->driver_args, n, FM_LEAF_MAX_ARGS - 1, pool, npool);
 }
 
 /* valgrind's argv before the leaf's. */
@@ -392,7 +416,8 @@ struct vl_prof {
 
 /* One run: start, warm-up step, snapshot, window step, snapshot, stop. */
 static int vl_run(const struct vl_args *a, const struct fm_leaf_cfg *c, double qps,
-	const char *dir, struct vl_phase *ph, struct vl_prof *prof)
+	double warmup_s, double window_s, const char *dir, struct vl_phase *ph,
+	struct vl_prof *prof)
 {
 	struct fm_leaf l;
 	char err[2048], log[4200];
@@ -406,10 +431,10 @@ static int vl_run(const struct vl_args *a, const struct fm_leaf_cfg *c, double q
 		goto out;
 	if (simulated && vl_cgctl("-i", l.leaf, log, err, sizeof err) != 0)
 		goto out;
-	if (a->warmup_s > 0) {
-		vl_say(a, "%s run: warm-up step, %g qps for %g s", ph->tag, qps, a->warmup_s);
-		json_t *w = fm_leaf_step(&l, qps, 0, a->warmup_s, a->warmup_s + c->timeout_s +
-			slack, err, sizeof err);
+	if (warmup_s > 0) {
+		vl_say(a, "%s run: warm-up step, %.3g qps for %.1f s", ph->tag, qps, warmup_s);
+		json_t *w = fm_leaf_step(&l, qps, 0, warmup_s, warmup_s + c->timeout_s + slack,
+			err, sizeof err);
 		if (w == NULL)
 			goto out;
 		json_decref(w);
@@ -424,9 +449,9 @@ static int vl_run(const struct vl_args *a, const struct fm_leaf_cfg *c, double q
 		if (prof->perf < 0)
 			prof->perf = 0;
 	}
-	vl_say(a, "%s run: measured window, %g qps for %g s", ph->tag, qps, a->window_s);
-	ph->step = fm_leaf_step(&l, qps, 0, a->window_s, a->window_s + c->timeout_s + slack,
-		err, sizeof err);
+	vl_say(a, "%s run: measured window, %.3g qps for %.1f s", ph->tag, qps, window_s);
+	ph->step = fm_leaf_step(&l, qps, 0, window_s, window_s + c->timeout_s + slack, err,
+		sizeof err);
 	if (prof && prof->perf > 0 && fm_prof_record_stop(prof->perf, prof->log, prof->why,
 	    sizeof prof->why) != 0)
 		prof->perf = 0;
@@ -949,6 +974,22 @@ static void vl_measure(struct fl_measured m[T_N], const struct vl_sim *s, int ha
 	}
 }
 
+/* The simulated rate: a quarter of what one simulated request takes at most to run alone
+ * (the native window's CPU per request x FM_SLOWDOWN, valgrind running one thread at a
+ * time, plus its median latency, which the mock's delays dominate), within
+ * [0.02, --qps]. */
+static double vl_sim_rate(const struct vl_args *a, const struct vl_phase *nat, json_t *sw)
+{
+	double sent = (double)json_integer_value(json_object_get(nat->step, "sent"));
+	double cpu = (double)json_integer_value(json_object_get(sw, "process_cpu_ns")) / 1e9;
+	double p50 = json_number_value(json_object_get(json_object_get(nat->step,
+		"latency_ms"), "p50")) / 1e3;
+	if (!(sent > 0) || !(cpu > 0))
+		return fmin(a->qps, 0.1);
+	double per = cpu / sent * FM_SLOWDOWN + (isfinite(p50) ? p50 : 0);
+	return fmax(0.02, fmin(a->qps, 0.25 / per));
+}
+
 static void vl_keep(const char *tmp, const char *keep)
 {
 	char cmd[8800];
@@ -972,6 +1013,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 	int npool = 0, rc = FM_EXIT_RUN, have_sim = 0;
 	double t0 = fm_now();
 	char sim_why[2048] = "";
+	double sim_qps = 0, sim_window = 0, sim_warmup = 0;
 
 	memset(&vs, 0, sizeof vs);
 	memset(&geo, 0, sizeof geo);
@@ -996,7 +1038,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 	prof.want = a.profile;
 	snprintf(prof.data, sizeof prof.data, "%s/native-perf.data", tmp);
 	snprintf(prof.log, sizeof prof.log, "%s/native-perf.log", tmp);
-	if (vl_run(&a, &nc, a.qps, tmp, &nat, &prof) != 0) {
+	if (vl_run(&a, &nc, a.qps, a.warmup_s, a.window_s, tmp, &nat, &prof) != 0) {
 		fprintf(stderr, FM_PROG ": native run failed: %s\n", nat.err);
 		goto done;
 	}
@@ -1021,7 +1063,13 @@ int fm_validate_leaf_main(int argc, char **argv)
 			.seed = a.seed, .timeout_s = a.timeout_s, .ready_s = 900 };
 		vl_leaf_flags(&a, &sc, pool, &npool, 1);
 		vl_wrap(&geo, tmp, &sc, pool, &npool);
-		if (vl_run(&a, &sc, a.sim_qps, tmp, &sim, NULL) != 0) {
+		sim_qps = a.sim_qps > 0 ? a.sim_qps : vl_sim_rate(&a, &nat, sw);
+		sim_window = (double)a.sim_requests / sim_qps;
+		sim_warmup = fmax(a.warmup_s, 3 / sim_qps);
+		vl_say(&a, "sim run: %.3g qps (%s), %llu requests: %.1f s window after %.1f s warm-up",
+			sim_qps, a.sim_qps > 0 ? "--sim-qps" : "auto", (unsigned long long)a.sim_requests,
+			sim_window, sim_warmup);
+		if (vl_run(&a, &sc, sim_qps, sim_warmup, sim_window, tmp, &sim, NULL) != 0) {
 			fprintf(stderr, FM_PROG ": simulated run failed: %s\n", sim.err);
 			goto done;
 		}
@@ -1042,11 +1090,11 @@ int fm_validate_leaf_main(int argc, char **argv)
 	char g1[64], g2[64], g3[64];
 	printf("frontload validate: the running leaf (mock, leaf, driver as frontload run "
 		"starts them%s)\n", a.tls ? ", --tls" : "");
-	printf("native window: %g qps for %g s after %g s warm-up: %.0f requests, %s\n", a.qps,
+	printf("native window: %.3g qps for %.1f s after %.1f s warm-up: %.0f requests, %s\n", a.qps,
 		a.window_s, a.warmup_s, nreq, nat.whole ? "all whole and OK" : nat.why);
 	if (!a.hardware)
-		printf("simulated window: %g qps for %g s after %g s warm-up: %.0f requests, %s; "
-			"%s model (I1 %s, D1 %s, LL %s)\n", a.sim_qps, a.window_s, a.warmup_s, sreq,
+		printf("simulated window: %.3g qps for %.1f s after %.1f s warm-up: %.0f requests, %s; "
+			"%s model (I1 %s, D1 %s, LL %s)\n", sim_qps, sim_window, sim_warmup, sreq,
 			sim.whole ? "all whole and OK" : sim.why, a.cpu,
 			fm_cache_str(&geo.i1, g1, sizeof g1), fm_cache_str(&geo.d1, g2, sizeof g2),
 			fm_cache_str(&geo.ll, g3, sizeof g3));
@@ -1094,9 +1142,10 @@ int fm_validate_leaf_main(int argc, char **argv)
 
 	json_object_set_new(out, "tool", json_string(FM_PROG " validate"));
 	json_object_set_new(out, "path", json_string("leaf"));
-	json_object_set_new(out, "config", json_pack("{s:f,s:f,s:f,s:f,s:f,s:b,s:I,s:s}",
-		"qps", a.qps, "sim_qps", a.sim_qps, "warmup_s", a.warmup_s, "window_s", a.window_s,
-		"timeout_s", a.timeout_s, "tls", a.tls, "seed", (json_int_t)a.seed, "cpu", a.cpu));
+	json_object_set_new(out, "config", json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:I,"
+		"s:s}", "qps", a.qps, "warmup_s", a.warmup_s, "window_s", a.window_s, "sim_qps",
+		sim_qps, "sim_warmup_s", sim_warmup, "sim_window_s", sim_window, "timeout_s",
+		a.timeout_s, "tls", a.tls, "seed", (json_int_t)a.seed, "cpu", a.cpu));
 	json_object_set_new(out, "native", vl_phase_json(&nat));
 	json_object_set_new(out, "simulated", a.hardware ? json_null() : vl_phase_json(&sim));
 	json_object_set_new(out, "stages", json_incref(sw));
