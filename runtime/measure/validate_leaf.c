@@ -102,7 +102,7 @@ static void vl_usage(FILE *fp)
 "                             + its median latency), at most --qps; arrivals at fixed\n"
 "                             gaps (driver --arrival fixed)\n"
 "  --sim-requests N           requests in the simulated window [8]: its length is\n"
-"                             N / rate; the warm-up step there is the longer of\n"
+"                             (N + 1/2) / rate; the warm-up step there is the longer of\n"
 "                             --warmup and 3 requests' gaps (the first requests pay\n"
 "                             valgrind's translation of everything they run)\n"
 "  --warmup S                 warm-up step before the window, seconds [4]\n"
@@ -1064,7 +1064,8 @@ int fm_validate_leaf_main(int argc, char **argv)
 		vl_leaf_flags(&a, &sc, pool, &npool, 1);
 		vl_wrap(&geo, tmp, &sc, pool, &npool);
 		sim_qps = a.sim_qps > 0 ? a.sim_qps : vl_sim_rate(&a, &nat, sw);
-		sim_window = (double)a.sim_requests / sim_qps;
+		/* Fixed gaps send the first request one gap in: N + 1/2 gaps hold N. */
+		sim_window = ((double)a.sim_requests + 0.5) / sim_qps;
 		sim_warmup = fmax(a.warmup_s, 3 / sim_qps);
 		vl_say(&a, "sim run: %.3g qps (%s), %llu requests: %.1f s window after %.1f s warm-up",
 			sim_qps, a.sim_qps > 0 ? "--sim-qps" : "auto", (unsigned long long)a.sim_requests,
