@@ -326,6 +326,13 @@ static void test_prof_script(void **state)
 		if (p.samples[c] != want[c])
 			fail_msg("%s: %llu samples, want %llu", fm_prof_cat_id((enum fm_prof_cat)c),
 				(unsigned long long)p.samples[c], (unsigned long long)want[c]);
+	/* By pool (thread name): the FANOUT thread's 2 samples are encryption and zstd. */
+	assert_int_equal(p.pool[FM_PPOOL_FANOUT][FM_PROF_CRYPTO], 1);
+	assert_int_equal(p.pool[FM_PPOOL_FANOUT][FM_PROF_COMPRESS], 1);
+	assert_int_equal(p.pool[FM_PPOOL_RANKER][FM_PROF_EXTRACT], 3);
+	assert_int_equal(p.pool[FM_PPOOL_IO][FM_PROF_KNET], 1);
+	assert_int_equal(fm_prof_pool_of("frontload-leaf"), FM_PPOOL_OTHER);
+	assert_int_equal(fm_prof_pool_of(NULL), FM_PPOOL_OTHER);
 	/* Symbols sorted by samples: the extractor with 2 first. */
 	assert_true(p.nsyms >= 2);
 	assert_string_equal(p.syms[0].name, "P03_v001_c0002 (libfrontload-extract.so)");

@@ -31,6 +31,25 @@ const char *fm_prof_cat_label(enum fm_prof_cat c)
 	return (unsigned)c < FM_PROF_N ? cat_labels[c] : "other";
 }
 
+static const char *const pool_names[FM_PPOOL_N] = { "ranker", "io", "fanout", "other" };
+
+const char *fm_prof_pool_name(enum fm_prof_pool p)
+{
+	return (unsigned)p < FM_PPOOL_N ? pool_names[p] : "other";
+}
+
+enum fm_prof_pool fm_prof_pool_of(const char *comm)
+{
+	static const struct { const char *prefix; enum fm_prof_pool p; } m[] = {
+		{ "leaf-rank-", FM_PPOOL_RANKER }, { "leaf-io-", FM_PPOOL_IO },
+		{ "leaf-fanout-", FM_PPOOL_FANOUT },
+	};
+	for (size_t i = 0; comm && i < sizeof m / sizeof m[0]; i++)
+		if (strncmp(comm, m[i].prefix, strlen(m[i].prefix)) == 0)
+			return m[i].p;
+	return FM_PPOOL_OTHER;
+}
+
 static int cat_find(const char *id)
 {
 	for (int c = 0; c < FM_PROF_N; c++)
@@ -248,6 +267,7 @@ int fm_prof_parse_script(FILE *in, const struct fm_prof_rules *rs, struct fm_pro
 			continue;
 		enum fm_prof_cat c = fm_prof_classify(rs, sym, dso, comm);
 		p->samples[c]++;
+		p->pool[fm_prof_pool_of(comm)][c]++;
 		p->total++;
 		p->kernel += strncmp(dso, "[kernel", 7) == 0;
 		if (prof_sym(p, c, sym, dso) != 0) {

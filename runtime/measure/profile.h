@@ -71,8 +71,17 @@ struct fm_prof_sym {
 	uint64_t samples;
 };
 
+/* The leaf's thread pools by thread name (leaf-rank-N, leaf-io-N, leaf-fanout-N). */
+enum fm_prof_pool { FM_PPOOL_RANKER, FM_PPOOL_IO, FM_PPOOL_FANOUT, FM_PPOOL_OTHER,
+	FM_PPOOL_N };
+
+/* "ranker", "io", "fanout", "other"; the pool of thread name comm. */
+const char *fm_prof_pool_name(enum fm_prof_pool p);
+enum fm_prof_pool fm_prof_pool_of(const char *comm);
+
 struct fm_profile {
 	uint64_t samples[FM_PROF_N];
+	uint64_t pool[FM_PPOOL_N][FM_PROF_N]; /* the same split by the thread's pool */
 	uint64_t total;
 	uint64_t kernel;       /* samples in the kernel */
 	struct fm_prof_sym *syms; /* every sampled symbol; most samples first after a parse */

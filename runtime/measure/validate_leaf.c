@@ -813,6 +813,15 @@ static json_t *vl_profile_json(const struct vl_prof *pr)
 			vl_num(vl_pct(pr->p.samples[k], pr->p.total)), "top", top));
 	}
 	json_object_set_new(o, "categories", c);
+	json_t *pools = json_object();
+	for (int q = 0; q < FM_PPOOL_N; q++) {
+		json_t *po = json_object();
+		for (int k = 0; k < FM_PROF_N; k++)
+			json_object_set_new(po, fm_prof_cat_id((enum fm_prof_cat)k),
+				json_integer((json_int_t)pr->p.pool[q][k]));
+		json_object_set_new(pools, fm_prof_pool_name((enum fm_prof_pool)q), po);
+	}
+	json_object_set_new(o, "pools", pools);
 	json_object_set_new(o, "samples", json_integer((json_int_t)pr->p.total));
 	json_object_set_new(o, "kernel_samples", json_integer((json_int_t)pr->p.kernel));
 	json_object_set_new(o, "event", json_string("cpu-clock"));
@@ -870,6 +879,21 @@ static void vl_print_profile(const struct vl_prof *pr)
 					(unsigned long long)pr->p.syms[i].samples);
 				n++;
 			}
+		putchar('\n');
+	}
+	/* The stage clock charges all FANOUT thread CPU to "fanout": what it is made of. */
+	for (int q = 0; q < FM_PPOOL_N; q++) {
+		uint64_t n = 0;
+		for (int k = 0; k < FM_PROF_N; k++)
+			n += pr->p.pool[q][k];
+		if (n == 0)
+			continue;
+		printf("  %s threads (%llu samples):", fm_prof_pool_name((enum fm_prof_pool)q),
+			(unsigned long long)n);
+		for (int k = 0; k < FM_PROF_N; k++)
+			if (pr->p.pool[q][k])
+				printf(" %s %.1f%%", fm_prof_cat_label((enum fm_prof_cat)k),
+					vl_pct(pr->p.pool[q][k], n));
 		putchar('\n');
 	}
 }
