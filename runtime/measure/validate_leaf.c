@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "cgparse.h"
+#include "dis_cs.h"
 #include "disasm.h"
 #include "leafrun.h"
 #include "leafwin.h"
@@ -33,13 +34,14 @@
 enum {
 	VL_SIMULATE = 1, VL_HARDWARE, VL_CPU, VL_I1, VL_D1, VL_LL, VL_QPS, VL_WARMUP, VL_WINDOW,
 	VL_TIMEOUT, VL_TLS, VL_LEAF_ARGS, VL_DRIVER_ARGS, VL_NO_PROFILE, VL_PERF_HZ, VL_JSON,
-	VL_TARGETS, VL_KEEP, VL_QUIET, VL_HELP, VL_SIM_QPS, VL_SIM_REQUESTS,
+	VL_TARGETS, VL_KEEP, VL_QUIET, VL_HELP, VL_SIM_QPS, VL_SIM_REQUESTS, VL_OBJDUMP,
 };
 
 static const struct fm_opt vl_opts[] = {
 	{ "simulate", 0, VL_SIMULATE }, { "hardware", 0, VL_HARDWARE }, { "cpu", 1, VL_CPU },
 	{ "i1", 1, VL_I1 }, { "d1", 1, VL_D1 }, { "ll", 1, VL_LL }, { "qps", 1, VL_QPS },
 	{ "sim-qps", 1, VL_SIM_QPS }, { "sim-requests", 1, VL_SIM_REQUESTS },
+	{ "objdump", 0, VL_OBJDUMP },
 	{ "warmup", 1, VL_WARMUP }, { "window", 1, VL_WINDOW },
 	{ "timeout-s", 1, VL_TIMEOUT }, { "tls", 0, VL_TLS }, { "leaf-args", 1, VL_LEAF_ARGS },
 	{ "driver-args", 1, VL_DRIVER_ARGS }, { "no-profile", 0, VL_NO_PROFILE },
@@ -50,7 +52,7 @@ static const struct fm_opt vl_opts[] = {
 
 /* What the leaf path parsed. */
 struct vl_args {
-	int simulate, hardware, tls, profile, quiet;
+	int simulate, hardware, tls, profile, quiet, objdump;
 	const char *cpu, *i1, *d1, *ll, *json, *targets, *keep;
 	const char *leaf_args, *driver_args;
 	double qps, sim_qps, warmup_s, window_s, timeout_s;
@@ -113,6 +115,10 @@ static void vl_usage(FILE *fp)
 "  --driver-args \"ARGS\"       more frontload-driver flags\n"
 "  --no-profile               no perf record profile\n"
 "  --perf-hz HZ               perf sampling frequency [999]\n"
+"  --objdump                  classify the executed instructions from objdump's text of\n"
+"                             each whole object (as --harness) instead of decoding just\n"
+"                             them in process with Capstone (the default; same classes:\n"
+"                             tests/test_leafval compares the two)\n"
 "  --cpu MODEL, --i1/--d1/--ll S,A,L\n"
 "                             simulated geometry, as validate --harness [zen4]\n"
 "  --json PATH                the full report as JSON\n"
@@ -200,6 +206,7 @@ static int vl_parse(int argc, char **argv, struct vl_args *a)
 		case VL_TARGETS: a->targets = v; break;
 		case VL_KEEP: a->keep = v; break;
 		case VL_QUIET: a->quiet = 1; break;
+		case VL_OBJDUMP: a->objdump = 1; break;
 		case VL_LEAF_ARGS: a->leaf_args = v; break;
 		case VL_DRIVER_ARGS: a->driver_args = v; break;
 		case VL_QPS:
@@ -485,6 +492,7 @@ struct vl_sim {
 	struct vl_row all, kind[FM_OBJ_N], pool[FM_POOL_N];
 	int threads[FM_POOL_N];   /* threads per pool */
 	double classified_share;
+	double dis_s;             /* seconds spent classifying the executed instructions */
 	char objects[1024];       /* disassembled objects */
 };
 
@@ -549,6 +557,39 @@ static int vl_kind_view(const struct fl_cg *cg, enum fm_obj_kind k, struct fl_cg
 	return 0;
 }
 
+/* The executed addresses of object o in cg (sorted by fl_cg_sort: by object, then
+ * address), copied into a new array of *n. NULL when out of memory. */
+static uint64_t *vl_obj_addrs(const struct fl_cg *cg, uint32_t o, size_t *n)
+{
+	size_t lo = 0, k = 0;
+	while (lo < cg->ninsns && cg->insns[lo].obj != o)
+		lo++;
+	while (lo + k < cg->ninsns && cg->insns[lo + k].obj == o)
+		k++;
+	uint64_t *a = malloc((k ? k : 1) * sizeof *a);
+	for (size_t i = 0; a && i < k; i++)
+		a[i] = cg->insns[lo + i].addr;
+	*n = k;
+	return a;
+}
+
+/* The classes of what object o ran: Capstone on just those addresses, or objdump. */
+static int vl_dis(const struct fl_cg *cg, uint32_t o, int objdump, struct fl_dis *d,
+	char *err, size_t errlen)
+{
+	if (objdump)
+		return fm_dis_executed(cg, o, NULL, d, err, errlen);
+	size_t n;
+	uint64_t *a = vl_obj_addrs(cg, o, &n);
+	if (a == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = fm_dis_cs(cg->objs[o], a, n, d, err, errlen);
+	free(a);
+	return rc;
+}
+
 static const char *vl_base(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -599,12 +640,14 @@ static int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_arg
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	vl_say(a, "simulated run: disassembling the executed code of %u objects", all.nobjs);
+	double t_dis = fm_now();
+	vl_say(a, "simulated run: classifying the executed instructions (%s)", a->objdump ?
+		"objdump" : "Capstone");
 	for (uint32_t o = 0; o < all.nobjs; o++) {
 		uint64_t ir = fl_cg_obj_total(&all, o, all.ir_event);
 		if (ir == 0 || (double)ir < 0.001 * (double)total || access(all.objs[o], R_OK))
 			continue;
-		if (fm_dis_executed(&all, o, NULL, &dis[nobjs], err, errlen) != 0)
+		if (vl_dis(&all, o, a->objdump, &dis[nobjs], err, errlen) != 0)
 			goto out;
 		objs[nobjs].dis = &dis[nobjs];
 		objs[nobjs].ob_name = all.objs[o];
@@ -613,6 +656,7 @@ static int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_arg
 		snprintf(s->objects + l, sizeof s->objects - l, "%s%s", l ? ", " : "",
 			vl_base(all.objs[o]));
 	}
+	s->dis_s = fm_now() - t_dis;
 	if (vl_row_fill(&s->all, "process", &all, objs, nobjs, err, errlen) != 0)
 		goto out;
 	s->classified_share = s->all.mix.ir_hw ? (double)s->all.mix.insns /
@@ -1128,9 +1172,10 @@ int fm_validate_leaf_main(int argc, char **argv)
 	if (have_sim) {
 		const struct fl_mix *x = &vs.all.mix;
 		printf("\nsimulated window (path simulated; per 1000 instructions: Ir less %llu "
-			"rep string iterations = %llu instructions; %.1f%% classified, objects: %s):\n",
-			(unsigned long long)x->rep_ir_removed, (unsigned long long)x->ir_hw,
-			100 * vs.classified_share, vs.objects);
+			"rep string iterations = %llu instructions; %.1f%% classified by %s in %.1f s, "
+			"objects: %s):\n", (unsigned long long)x->rep_ir_removed,
+			(unsigned long long)x->ir_hw, 100 * vs.classified_share, a.objdump ? "objdump" :
+			"Capstone", vs.dis_s, vs.objects);
 		vl_rows_head("object");
 		vl_row_print(&vs.all, &vs.all, sreq);
 		uint64_t sum = 0;
@@ -1191,6 +1236,8 @@ int fm_validate_leaf_main(int argc, char **argv)
 		json_object_set_new(out, "objects", ob);
 		json_object_set_new(out, "pools", po);
 		json_object_set_new(out, "disassembled", json_string(vs.objects));
+		json_object_set_new(out, "classified_by", json_pack("{s:s,s:f}", "decoder",
+			a.objdump ? "objdump" : "capstone", "seconds", vs.dis_s));
 	}
 	json_object_set_new(out, "targets", tj);
 	json_object_set_new(out, "summary", json_pack("{s:i,s:i,s:i}", "pass", pass, "fail",
