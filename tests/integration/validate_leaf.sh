@@ -3,6 +3,7 @@
 # and driver started, a native window and a simulated one (the leaf under callgrind), each
 # holding only whole, successful requests; the per-object and the per-pool Ir add up to the
 # process's; every judged figure names its path; nothing unmeasured is a number.
+# fl-test: retries=1
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
 . "$FL_SRCDIR/tests/integration/common.inc"
 
