@@ -17,7 +17,8 @@ install -m 755 "$build/frontload-driver" "$dest/bin/frontload-driver"
 install -m 755 "$build/frontload" "$dest/bin/frontload"
 install -m 755 "$build/frontload-simreq" "$dest/bin/frontload-simreq"
 install -m 755 "$build/frontload-measure" "$dest/bin/frontload-measure"
-for f in rpc_dist.json feed_aggregator_req_sizes.json feed_aggregator_resp_sizes.json SOURCES.md; do
+for f in rpc_dist.json feed_aggregator_req_sizes.json feed_aggregator_resp_sizes.json SOURCES.md \
+	profile_categories.txt; do
 	install -m 644 "$src/runtime/data/$f" "$dest/share/frontload/data/$f"
 done
 install -d "$dest/share/frontload/targets"

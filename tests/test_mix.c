@@ -89,6 +89,12 @@ static void test_cg_totals(void **state)
 	assert_string_equal(cg.objs[1], "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	assert_int_equal(cg.ninsns, 25);
 	assert_int_equal(cg.nfiles, 1);
+	/* Per-object self costs: libc's 7 Ir, the rest in prog; every event adds up. */
+	assert_int_equal(fl_cg_obj_total(&cg, 1, 0), 7);
+	for (int e = 0; e < 5; e++)
+		assert_int_equal(fl_cg_obj_total(&cg, 0, e) + fl_cg_obj_total(&cg, 1, e), tot[e]);
+	assert_int_equal(fl_cg_obj_total(&cg, 2, 0), 0);
+	assert_int_equal(fl_cg_obj_total(&cg, FL_CG_NO_OBJ, 0), 0);
 	fl_cg_free(&cg);
 }
 

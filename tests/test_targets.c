@@ -88,6 +88,25 @@ static void test_real_file(void **state)
 	assert_true(t != NULL && t->min == 15 && t->max == 30);
 	t = fl_targets_find(&tg, "extract_cpu_pct");
 	assert_true(t != NULL && t->min == 30 && t->max == 35 && t->paths == FL_PATH_NATIVE);
+	assert_non_null(strstr(fl_targets_source(&tg, t->source)->url, "pull/715"));
+	/* Production's CPU profile bands (validate's leaf path, perf cpu-clock samples). */
+	static const struct {
+		const char *metric, *pr;
+		double lo, hi;
+	} prof[] = {
+		{ "profile_extract_pct", "pull/715", 30, 35 },
+		{ "profile_ranking_pct", "pull/715", 7, 13 },
+		{ "profile_compression_pct", "pull/746", 3.9, 5.2 },
+		{ "profile_encryption_pct", "pull/746", 3.3, 3.6 },
+	};
+	for (size_t i = 0; i < sizeof(prof) / sizeof(prof[0]); i++) {
+		t = fl_targets_find(&tg, prof[i].metric);
+		assert_non_null(t);
+		assert_int_equal(t->kind, FL_TGT_RANGE);
+		assert_true(t->min == prof[i].lo && t->max == prof[i].hi);
+		assert_int_equal(t->paths, FL_PATH_NATIVE);
+		assert_non_null(strstr(fl_targets_source(&tg, t->source)->url, prof[i].pr));
+	}
 	/* Every target cites a source with a title. */
 	for (size_t i = 0; i < tg.n; i++) {
 		s = fl_targets_source(&tg, tg.t[i].source);

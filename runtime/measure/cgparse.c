@@ -65,10 +65,18 @@ void fl_cg_free(struct fl_cg *cg)
 	free(cg->events);
 	free(cg->totals);
 	free(cg->declared);
+	free(cg->obj_totals);
 	free(cg->objs);
 	free(cg->insns);
 	free(cg->slots);
 	fl_cg_init(cg);
+}
+
+uint64_t fl_cg_obj_total(const struct fl_cg *cg, uint32_t obj, int ev)
+{
+	if (obj >= cg->obj_rows || ev < 0 || (unsigned)ev >= cg->nevents)
+		return 0;
+	return cg->obj_totals[(size_t)obj * cg->nevents + (unsigned)ev];
 }
 
 int fl_cg_event(const struct fl_cg *cg, const char *name)
@@ -452,6 +460,25 @@ static int cg_header(struct cg_file *f, char *key, char *v)
 
 /* ---- body lines ---- */
 
+/* Add one self cost line to object obj's row of obj_totals, growing the rows to cover
+ * every interned object (events are fixed before any cost line). 0, or -1 out of memory. */
+static int cg_obj_add(struct fl_cg *cg, uint32_t obj, const uint64_t *cost)
+{
+	if (obj >= cg->obj_rows) {
+		size_t rows = cg->nobjs > obj ? cg->nobjs : obj + 1;
+		uint64_t *t = realloc(cg->obj_totals, rows * cg->nevents * sizeof *t);
+		if (!t)
+			return -1;
+		memset(t + cg->obj_rows * cg->nevents, 0,
+			(rows - cg->obj_rows) * cg->nevents * sizeof *t);
+		cg->obj_totals = t;
+		cg->obj_rows = (uint32_t)rows;
+	}
+	for (unsigned i = 0; i < cg->nevents; i++)
+		cg->obj_totals[(size_t)obj * cg->nevents + i] += cost[i];
+	return 0;
+}
+
 /* Cost line at p (already past leading blanks). */
 static int cg_cost_line(struct cg_file *f, const char *p)
 {
@@ -485,6 +512,8 @@ static int cg_cost_line(struct cg_file *f, const char *p)
 	}
 	for (unsigned i = 0; i < cg->nevents; i++)
 		cg->totals[i] += f->cost[i];
+	if (f->obj != FL_CG_NO_OBJ && cg_obj_add(cg, f->obj, f->cost) != 0)
+		return cg_fail(f, "out of memory");
 	if (e && cg->ir_event >= 0)
 		e->ir += f->cost[cg->ir_event];
 	return 0;

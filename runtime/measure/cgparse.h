@@ -58,6 +58,9 @@ struct fl_cg {
 	int ir_event;             /* index of "Ir" in events, or -1 */
 	char **objs;              /* object names from ob=/cob= (as written by callgrind) */
 	uint32_t nobjs;           /* entries in objs */
+	uint64_t *obj_totals;     /* per object, per event: sum of its self cost lines; row o
+	                             at obj_totals[o * nevents]; rows past obj_rows are 0 */
+	uint32_t obj_rows;        /* rows allocated in obj_totals */
 	struct fl_cg_insn *insns; /* one per (obj, addr); order: first seen, or sorted */
 	size_t ninsns;            /* entries in insns */
 	size_t insns_cap;         /* allocated entries */
@@ -80,6 +83,10 @@ void fl_cg_free(struct fl_cg *cg);
 int fl_cg_parse_file(struct fl_cg *cg, const char *path, char *err, size_t errlen);
 int fl_cg_parse_stream(struct fl_cg *cg, FILE *in, const char *name, char *err,
 	size_t errlen);
+
+/* Self cost of event ev (an index into events) summed over object obj's cost lines; 0
+ * when obj has none (or obj is FL_CG_NO_OBJ). */
+uint64_t fl_cg_obj_total(const struct fl_cg *cg, uint32_t obj, int ev);
 
 /* Index of event name in cg->events, or -1. */
 int fl_cg_event(const struct fl_cg *cg, const char *name);

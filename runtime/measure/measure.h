@@ -80,6 +80,14 @@ struct fm_dis_cache;
 struct fm_dis_cache *fm_dis_cache_new(void);
 void fm_dis_cache_free(struct fm_dis_cache *c);
 
+/* The classes of the instructions object obj of cg executed (cg sorted by fl_cg_sort),
+ * from cache, or objdump of that object filtered to them when cache is NULL. 0, or -1
+ * with err (d is then empty). */
+struct fl_cg;
+struct fl_dis;
+int fm_dis_executed(const struct fl_cg *cg, uint32_t obj, struct fm_dis_cache *cache,
+	struct fl_dis *d, char *err, size_t errlen);
+
 /* Find frontload-simreq beside this program; defaults: warmup 2, requests 10, stage all,
  * mix on. Returns 0, or -1 (err filled) when simreq is missing. */
 int fm_run_init(struct fm_run *r, char *err, size_t errlen);
@@ -188,7 +196,8 @@ int fm_geometry(struct fm_run *r, const char *cpu, const char *i1, const char *d
 	const char *ll, json_t **notes);
 
 /* Subcommands (argv[0] is the subcommand name). Return the process exit status. */
-int fm_validate_main(int argc, char **argv);
+int fm_validate_main(int argc, char **argv);      /* --harness: frontload-simreq */
+int fm_validate_leaf_main(int argc, char **argv); /* default: the running leaf */
 int fm_mix_main(int argc, char **argv);
 int fm_calibrate_main(int argc, char **argv);
 int fm_study_main(int argc, char **argv);

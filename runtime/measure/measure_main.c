@@ -188,15 +188,18 @@ static const char usage_text[] =
 "Measures the front-end load frontload puts on a CPU and checks it against published\n"
 "production targets (results/targets/production.json, each with its source).\n"
 "\n"
-"  validate   L1i MPKI, branch MPKI, instruction mix, stage CPU shares vs the targets:\n"
-"             a table (metric, target, measured, verdict, path) and JSON\n"
+"  validate   L1i MPKI, branch MPKI, instruction mix, stage CPU shares and the CPU\n"
+"             profile of the running leaf (mock, leaf, driver as frontload run starts\n"
+"             them) vs the targets: per object, per pool, a table (metric, target,\n"
+"             measured, verdict, path) and JSON; --harness: frontload-simreq in process\n"
 "  mix        the dynamic instruction mix and miss rates only\n"
 "  calibrate  find calls per request (then the body share) that give a target L1i MPKI\n"
 "  study      sweep footprint x calls per request, plus an L1i miss-ratio curve; writes\n"
 "             study.csv, summary.md and gnuplot plots\n"
 "\n"
-"Two measurement paths: hardware (perf counters around frontload-simreq's measured\n"
-"window; where the host has no PMU every counter metric is \"unsupported: reason\") and\n"
+"Two measurement paths: hardware (perf counters around the measured window: the leaf's\n"
+"per-pool PMU groups, or frontload-simreq's with --harness; where the host has no PMU\n"
+"every counter metric is \"unsupported: reason\") and\n"
 "simulated (valgrind callgrind's cache and branch simulation with a CPU model's geometry,\n"
 "objdump for the instruction classes). Numbers are never invented: a metric a path cannot\n"
 "produce gets the verdict \"unmeasurable\".\n"
@@ -216,8 +219,15 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return FM_EXIT_OK;
 	}
-	if (strcmp(sub, "validate") == 0)
-		return fm_validate_main(argc - 1, argv + 1);
+	if (strcmp(sub, "validate") == 0) {
+		/* --harness: frontload-simreq in process; else the running leaf. */
+		for (int i = 2; i < argc; i++)
+			if (strcmp(argv[i], "--harness") == 0) {
+				memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv);
+				return fm_validate_main(argc - 2, argv + 1);
+			}
+		return fm_validate_leaf_main(argc - 1, argv + 1);
+	}
 	if (strcmp(sub, "mix") == 0)
 		return fm_mix_main(argc - 1, argv + 1);
 	if (strcmp(sub, "calibrate") == 0)

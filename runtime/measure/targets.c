@@ -14,6 +14,8 @@
 static const char *const tgt_metrics[] = {
 	"l1i_mpki", "ipc", "frontend_bound_pct", "scalar_fp_pct", "cond_branch_pct",
 	"call_ret_pct", "mem_pct", "div_pct", "insns_per_taken_branch", "extract_cpu_pct",
+	"profile_extract_pct", "profile_ranking_pct", "profile_compression_pct",
+	"profile_encryption_pct",
 };
 
 static const struct {

@@ -84,7 +84,9 @@ int fl_targets_default_path(char *out, size_t outlen, char *err, size_t errlen);
 
 /* Nonzero when name is a metric this project can measure: l1i_mpki, ipc,
  * frontend_bound_pct, scalar_fp_pct, cond_branch_pct, call_ret_pct, mem_pct, div_pct,
- * insns_per_taken_branch, extract_cpu_pct. */
+ * insns_per_taken_branch, extract_cpu_pct, and the CPU profile's category shares
+ * profile_extract_pct, profile_ranking_pct, profile_compression_pct,
+ * profile_encryption_pct (validate's leaf path). */
 int fl_tgt_metric_known(const char *name);
 
 /* The target for metric, or NULL. */

@@ -856,6 +856,25 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+int fm_dis_executed(const struct fl_cg *cg, uint32_t obj, struct fm_dis_cache *cache,
+	struct fl_dis *d, char *err, size_t errlen)
+{
+	size_t n;
+	uint64_t *a = obj_addrs(cg, obj, &n);
+
+	if (a == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fl_dis_init(d);
+	int r = cache ? cache_dis(cache, cg->objs[obj], a, n, d, err, errlen) :
+		dis_load_filtered(d, cg->objs[obj], a, n, err, errlen);
+	free(a);
+	if (r != 0)
+		fl_dis_free(d);
+	return r;
+}
+
 /* Disassemble the objects holding >= 0.1% of Ir and join them with the counts. */
 static int sim_mix(struct fl_cg *cg, struct fm_dis_cache *cache, struct fm_sim *out,
 	char *err, size_t errlen)
@@ -1248,7 +1267,7 @@ static void vd_usage_limits(FILE *fp)
 
 static void validate_usage(FILE *fp)
 {
-	fputs("usage: " FM_PROG " validate [--simulate|--hardware] [options] [simreq knobs]\n"
+	fputs("usage: " FM_PROG " validate --harness [--simulate|--hardware] [options] [simreq knobs]\n"
 "\n"
 "Runs frontload-simreq (the leaf's request path in process: decode, overheads, extract,\n"
 "stories, rank, compress, reply; no network) and checks what it measures against the\n"
@@ -1263,7 +1282,7 @@ static void validate_usage(FILE *fp)
 "    instructions, a proxy), instructions per taken branch >= 18: DCPerf PR 705\n"
 "  front-end bound 15..30% of slots: Kanev et al., ISCA 2015, \"Profiling a\n"
 "    warehouse-scale computer\"; DCPerf PR 704 reports 23.5%\n"
-"  feature extraction 30..35% of leaf CPU: the frontload brief (no public source)\n"
+"  feature extraction 30..35% of leaf CPU: DCPerf PR 715 (production's profile)\n"
 "Measured (simulated): instructions = Ir less rep string iterations (valgrind counts a\n"
 "rep movs/stos/lods/cmps/scas once per iteration, hardware once per execution:\n"
 "executions = Ir - taken jcnd at the instruction); L1i MPKI = 1000 x I1mr /\n"

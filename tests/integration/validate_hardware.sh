@@ -46,7 +46,7 @@ SH
 }
 
 run() { # tag
-	"$T/frontload-measure" validate --hardware --quick \
+	"$T/frontload-measure" validate --harness --hardware --quick \
 		--targets "$FL_SRCDIR/results/targets/production.json" --json "$T/$1.json" \
 		>"$T/$1.out" 2>"$T/$1.err"
 	rc=$?

@@ -35,7 +35,7 @@ trap 'rm -rf "$T"' EXIT INT TERM
 t0=$(date +%s)
 . "$FL_SRCDIR/tests/integration/validate_quick.ref"
 
-timeout 170 "$M" validate --simulate --quick --cpu zen4 --lib "$B/libfrontload-extract.so" \
+timeout 170 "$M" validate --harness --simulate --quick --cpu zen4 --lib "$B/libfrontload-extract.so" \
 	--targets "$FL_SRCDIR/results/targets/production.json" --json "$T/v.json" \
 	>"$T/out" 2>"$T/err"
 rc=$?
@@ -156,4 +156,4 @@ jq -e '.window_cpu_ns == 0 and .extract_cpu_share == null and
 mpki=$(jq '.metrics.l1i_mpki * 100 | round / 100' "$T/v.json")
 rem=$(jq '.mix.rep_ir_removed_pct * 1000 | round / 1000' "$T/v.json")
 sum=$(jq -r '.summary | "\(.pass) pass, \(.fail) fail, \(.unmeasurable) unmeasurable"' "$T/v.json")
-echo "validate --simulate --quick: L1i MPKI $mpki (ref $REF_L1I_MPKI), $(printf %.0f "$ipr") insns/request, rep correction -$rem% Ir, $sum (exit $rc), $(($(date +%s) - t0)) s"
+echo "validate --harness --simulate --quick: L1i MPKI $mpki (ref $REF_L1I_MPKI), $(printf %.0f "$ipr") insns/request, rep correction -$rem% Ir, $sum (exit $rc), $(($(date +%s) - t0)) s"
