@@ -52,27 +52,25 @@ static json_t *leaf_snapshot(double k, int supported)
 		"cpu_clock", clock, "pmu", pmu, "requests", "ok", (int)(100 * k));
 }
 
-/* Write result.json for one instance with the given leaf snapshots; return it parsed. */
-static json_t *result_with(json_t *pre, json_t *post)
+/* A run of one instance writing into a fresh directory dir (a mkdtemp template). */
+static void run_one(struct fl_run *r, struct fl_run_instance *in, char *dir)
 {
-	struct fl_run r;
-	struct fl_run_instance in;
-	char dir[] = "/tmp/fl-test-result.XXXXXX", path[256], err[256];
-
 	assert_non_null(mkdtemp(dir));
-	memset(&r, 0, sizeof r);
-	memset(&in, 0, sizeof in);
-	snprintf(r.dir, sizeof r.dir, "%s", dir);
-	snprintf(r.run_id, sizeof r.run_id, "test");
-	r.final_step = -1;
-	r.ninst = 1;
-	r.inst = &in;
-	in.own_leaf = 1;
-	in.leaf_stats_pre = pre;
-	in.leaf_stats_post = post;
-	in.leaf_stats_end = post;
-	snprintf(in.leaf_stats_path, sizeof in.leaf_stats_path, "%s/leaf0-stats.json", dir);
-	assert_int_equal(fl_result_write(&r, err, sizeof err), 0);
+	memset(r, 0, sizeof *r);
+	memset(in, 0, sizeof *in);
+	snprintf(r->dir, sizeof r->dir, "%s", dir);
+	snprintf(r->run_id, sizeof r->run_id, "test");
+	r->final_step = -1;
+	r->ninst = 1;
+	r->inst = in;
+}
+
+/* Write r's result.json, read it back parsed, and remove the directory. */
+static json_t *write_and_load(struct fl_run *r, const char *dir)
+{
+	char path[256], err[256];
+
+	assert_int_equal(fl_result_write(r, err, sizeof err), 0);
 	snprintf(path, sizeof path, "%s/result.json", dir);
 	json_t *j = fl_result_load_json(path);
 	assert_non_null(j);
@@ -80,6 +78,23 @@ static json_t *result_with(json_t *pre, json_t *post)
 	snprintf(path, sizeof path, "%s/steps.csv", dir);
 	unlink(path);
 	rmdir(dir);
+	return j;
+}
+
+/* Write result.json for one instance with the given leaf snapshots; return it parsed. */
+static json_t *result_with(json_t *pre, json_t *post)
+{
+	struct fl_run r;
+	struct fl_run_instance in;
+	char dir[] = "/tmp/fl-test-result.XXXXXX";
+
+	run_one(&r, &in, dir);
+	in.own_leaf = 1;
+	in.leaf_stats_pre = pre;
+	in.leaf_stats_post = post;
+	in.leaf_stats_end = post;
+	snprintf(in.leaf_stats_path, sizeof in.leaf_stats_path, "%s/leaf0-stats.json", dir);
+	json_t *j = write_and_load(&r, dir);
 	json_decref(pre);
 	json_decref(post);
 	return j;
@@ -333,16 +348,9 @@ static void test_remote_clocks(void **state)
 	(void)state;
 	struct fl_run r;
 	struct fl_run_instance in;
-	char dir[] = "/tmp/fl-test-result.XXXXXX", path[256], err[256];
+	char dir[] = "/tmp/fl-test-result.XXXXXX";
 
-	assert_non_null(mkdtemp(dir));
-	memset(&r, 0, sizeof r);
-	memset(&in, 0, sizeof in);
-	snprintf(r.dir, sizeof r.dir, "%s", dir);
-	snprintf(r.run_id, sizeof r.run_id, "test");
-	r.final_step = -1;
-	r.ninst = 1;
-	r.inst = &in;
+	run_one(&r, &in, dir);
 	r.cfg.clock_bound_ms = 10;
 	snprintf(in.leaf_addr, sizeof in.leaf_addr, "10.0.0.2:7000");
 	snprintf(in.mock_addr, sizeof in.mock_addr, "10.0.0.3:7001");
@@ -351,14 +359,7 @@ static void test_remote_clocks(void **state)
 	in.mock_stats_end = json_pack("{si}", "requests", 42);
 	in.leaf_clock = (struct fl_clock_sample){ 3, 0.25, 0.1, 0.2 };
 	in.mock_clock = (struct fl_clock_sample){ 2, -25.0, 0.5, 1.0 };
-	assert_int_equal(fl_result_write(&r, err, sizeof err), 0);
-	snprintf(path, sizeof path, "%s/result.json", dir);
-	json_t *j = fl_result_load_json(path);
-	assert_non_null(j);
-	unlink(path);
-	snprintf(path, sizeof path, "%s/steps.csv", dir);
-	unlink(path);
-	rmdir(dir);
+	json_t *j = write_and_load(&r, dir);
 
 	const json_t *l = leaf_of(j);
 	assert_string_equal(json_string_value(json_object_get(l, "source")), "wire");
@@ -383,13 +384,7 @@ static void test_remote_clocks(void **state)
 	in.mock_clock.offset_ms = 2;
 	assert_non_null(mkdtemp(strcpy(dir, "/tmp/fl-test-result.XXXXXX")));
 	snprintf(r.dir, sizeof r.dir, "%s", dir);
-	assert_int_equal(fl_result_write(&r, err, sizeof err), 0);
-	snprintf(path, sizeof path, "%s/result.json", dir);
-	json_t *k = fl_result_load_json(path);
-	unlink(path);
-	snprintf(path, sizeof path, "%s/steps.csv", dir);
-	unlink(path);
-	rmdir(dir);
+	json_t *k = write_and_load(&r, dir);
 	assert_true(json_is_true(json_object_get(json_object_get(k, "clocks"),
 		"within_bound")));
 	json_decref(k);
