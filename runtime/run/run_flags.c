@@ -30,10 +30,9 @@ static const struct fl_cli_opt run_opts[] = {
 		"the search probes, per instance (requests/s)"),
 	FL_OPT_REAL("growth", cfg.search.growth, 1.01, 100, "X", "4", "capacity-probe "
 		"multiplier: the probe rate grows by X until the leaf saturates"),
-	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "2", "bisection stops "
+	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "5", "bisection stops "
 		"when (fail - pass) / pass <= PCT percent: the reported rate lies at most this far "
-		"below the knee the steps saw, so runs can agree no closer", .div = 100,
-		.alt = "3"),
+		"below the knee the steps saw, so runs can agree no closer", .div = 100),
 	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, 64, "N", "16", "judged search steps "
 		"in all (bracket, bisect, re-measure, and repeats of unsure or driver-limited "
 		"steps); capacity probes and final windows are extra", .alt = "12"),
@@ -61,7 +60,7 @@ static const struct fl_cli_opt run_opts[] = {
 		"seconds per rate", .alt = "4"),
 	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute and a half, for smoke "
 		"tests and CI: 1 s warm-up, 1.5 s probes, 4..12 s steps sized for a p95 interval of "
-		"+- 2 points, 3% tolerance, 12 steps, 15 s final window (flags given explicitly still win)"),
+		"+- 2 points, 12 steps, 15 s final window (flags given explicitly still win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),

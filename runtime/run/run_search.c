@@ -43,7 +43,7 @@ void fl_search_config_default(struct fl_search_config *c)
 	c->max_qps = 100000;
 	c->growth = 4;
 	c->sla_p95_ms = 700;
-	c->tolerance = 0.02;
+	c->tolerance = 0.05;
 	c->max_steps = 16;
 	c->max_finals = 2;
 	c->min_achieved = 0.95;

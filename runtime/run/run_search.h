@@ -82,7 +82,7 @@ struct fl_search_config {
 	double max_qps;         /* no step above this, >= start_qps (requests/s) */
 	double growth;          /* capacity-probe multiplier, > 1 */
 	double sla_p95_ms;      /* p95 end-to-end latency bound (ms) */
-	double tolerance;       /* bisection stops when (hi - lo) / lo <= this (0.02 = 2%) */
+	double tolerance;       /* bisection stops when (hi - lo) / lo <= this (0.05 = 5%) */
 	unsigned max_steps;     /* judged steps (bracket, bisect, remeasure, repeats), 1..64 */
 	unsigned max_finals;    /* final windows at most, 1..8 */
 	double min_achieved;    /* pass needs achieved >= this x offered (0.95) */
@@ -96,7 +96,7 @@ struct fl_search_config {
 	unsigned probe_inflight; /* driver in-flight ceiling in probes, and the least one */
 };
 
-/* start 4, max 100000, growth 4, SLA 700 ms, tolerance 2%, 16 steps, 2 finals, 95%, 1%,
+/* start 4, max 100000, growth 4, SLA 700 ms, tolerance 5%, 16 steps, 2 finals, 95%, 1%,
  * probes 2 s, steps 15..60 s, final 300 s, +- 1 point, 64 in flight. */
 void fl_search_config_default(struct fl_search_config *c);
 
