@@ -214,7 +214,10 @@ for t in "${FL_TEST_SCENARIOS:-$src/tests/integration}"/*.sh; do
 	else
 		more=
 		[ "$attempts" -gt 1 ] && more=" (failed all $attempts attempts; logs in $logs/$name.*)"
-		fail "integration $name" "$(tail -n 5 "$log")$more"
+		# The scenario's own FAIL line (what failed) first, then its log's last lines.
+		why=$(grep -m 1 '^FAIL: ' "$log")
+		fail "integration $name" "${why:+$why
+}$(tail -n 5 "$log")$more"
 	fi
 done
 

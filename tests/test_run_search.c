@@ -225,6 +225,47 @@ static void test_final_fails_steps_down(void **state)
 		assert_true(s.sla_bound_qps < first_final);
 }
 
+/* A failed final window at the only rate that ever passed (the first bracket step): no
+ * lower pass to fall back to, so the search brackets down below it (it used to give up,
+ * "no lower rate passed", with one final window left) and runs its second final lower. */
+static void test_final_fails_no_lower_pass(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	struct model m = model_make(100, 7);
+	fl_search_init(&s, &c);
+	double r0 = 0, first_final = 0, after = 0;
+	int finals = 0;
+	while (fl_search_next(&s, &st)) {
+		if (st.phase == FL_PHASE_BRACKET && r0 == 0)
+			r0 = st.qps;
+		if (first_final > 0 && after == 0)
+			after = st.qps;  /* the step right after the failed final window */
+		if (st.phase == FL_PHASE_FINAL && finals++ == 0) {
+			first_final = st.qps;
+			m.force[m.calls] = F_FAIL;
+		} else if (first_final == 0 && st.phase != FL_PHASE_PROBE) {
+			m.force[m.calls] = st.qps <= r0 * 1.0001 ? F_PASS : F_FAIL;
+		} else if (first_final > 0) {
+			m.knee = r0 * 0.85;  /* the host holds less than the short steps said */
+		}
+		struct fl_search_obs o = model_measure(&m, &st);
+		fl_search_record(&s, &o, NULL, 0);
+	}
+	assert_consistent(&s);
+	assert_true(r0 > 0);
+	assert_true(fabs(first_final - r0) < 1e-9);
+	assert_true(after > 0 && after < r0);
+	assert_int_equal(finals, 2);
+	assert_true(s.final_qps < r0);
+	assert_null(strstr(s.reason, "no lower rate passed"));
+	if (s.converged)
+		assert_true(s.sla_bound_qps < r0);
+}
+
 /* Item 1: every final window fails. Not converged, no SLA bound; what is left is a lower
  * bound (a rate that passed every time it was judged, below the failed windows). */
 static void test_final_always_fails(void **state)
@@ -583,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_converges_many_knees),
 		cmocka_unit_test(test_final_fails_steps_down),
 		cmocka_unit_test(test_final_always_fails),
+		cmocka_unit_test(test_final_fails_no_lower_pass),
 		cmocka_unit_test(test_budget_lower_bound),
 		cmocka_unit_test(test_straddle_measures_longer),
 		cmocka_unit_test(test_driver_limited_not_judged),

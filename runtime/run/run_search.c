@@ -418,13 +418,15 @@ static void search_record_final(struct fl_search *s, double q, int pass, const c
 				"bound, not an SLA bound", s->final_note, q);
 		return;
 	}
-	/* A failed final window is a failed re-measure: step down. */
+	/* A failed final window is a failed re-measure: step down, to the next lower rate
+	 * that never missed, or (none measured) by bracket steps below q, as the bracket
+	 * does before its first pass. */
 	s->hi = q;
 	s->lo = search_clean_pass_below(s, q);
-	if (s->finals >= s->cfg.max_finals || s->lo == 0) {
+	if (s->finals >= s->cfg.max_finals) {
 		search_finish(s, 0, "the final window at %g qps missed (%s); %u final window%s "
-			"run, %s", q, why, s->finals, s->finals == 1 ? "" : "s", s->lo > 0 ?
-			"no more allowed (--max-finals)" : "no lower rate passed");
+			"run, no more allowed (--max-finals)", q, why, s->finals,
+			s->finals == 1 ? "" : "s");
 		return;
 	}
 	search_decide(s);

@@ -22,7 +22,8 @@
  *   final     the steady final window at lo. converged only when the knee is bracketed
  *             within the tolerance, lo passed twice, and the final window passed. A failed
  *             final window is treated as a failed re-measure (the search steps down,
- *             bisects or re-measures within the step budget) and the final window runs
+ *             bisects or re-measures within the step budget; with no lower rate that
+ *             passed, it brackets down from the failed rate) and the final window runs
  *             again, at most max_finals times in all.
  *   done      converged: sla_bound_qps = the final window's rate. Otherwise no SLA bound:
  *             lower_bound_qps = the highest rate that passed every time it was judged

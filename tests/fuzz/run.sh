@@ -32,6 +32,9 @@ fz=$src/tests/fuzz
 mkdir -p "$out/gen" "$out/replay" || exit 1
 out=$(cd "$out" && pwd)
 
+# clang, or Debian's clang-14 (the package .ci/run installs has no plain "clang").
+fuzzcc=${FUZZ_CC:-$(command -v clang || command -v clang-14)} ||
+	{ echo "run.sh: no clang or clang-14 on PATH (apt-get install clang-14 libclang-rt-14-dev)" >&2; exit 1; }
 warn="-Wall -Wextra -Wshadow -Wmissing-prototypes"
 fuzzflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 -fno-sanitize-recover=undefined $warn -Wno-unknown-attributes"
@@ -61,9 +64,10 @@ srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
 srcs_reply="tests/fuzz/fuzz_reply.c runtime/driver/driver_report.c runtime/common/reqgen.c
 	runtime/driver/schedule.c runtime/common/hist.c runtime/common/wire.c
 	runtime/common/zcodec.c runtime/common/sampler.c runtime/common/corpus.c
-	runtime/common/tls.c runtime/common/paths.c proto"
+	runtime/common/tls.c runtime/common/paths.c runtime/common/osfile.c
+	runtime/common/net.c proto"
 srcs_result="tests/fuzz/fuzz_result.c runtime/run/run_result.c runtime/run/run_search.c
-	runtime/run/run_host.c runtime/run/run_procs.c"
+	runtime/run/run_host.c runtime/run/run_procs.c runtime/common/osfile.c runtime/run/run_clock.c"
 srcs_targets="tests/fuzz/fuzz_targets.c runtime/measure/targets.c runtime/common/paths.c"
 # Extra link flags: the DLRM stage needs a BLAS; fuzz_pattern.c takes over the
 # generator's fatal() and counts its expression evaluations.
@@ -83,7 +87,7 @@ protoc-c --c_out="$out/gen" --proto_path="$src/runtime/common" \
 # or replay (gcc + replay_main.c). Generator sources get gen_alloc.h forced in.
 build() {
 	kind=$1 t=$2
-	if [ "$kind" = fuzz ]; then cc=clang flags=$fuzzflags bin=$out/$t
+	if [ "$kind" = fuzz ]; then cc=$fuzzcc flags=$fuzzflags bin=$out/$t
 	else cc=gcc flags=$replayflags bin=$out/replay/$t; fi
 	odir=$out/obj/$kind/$t
 	mkdir -p "$odir" || return 1

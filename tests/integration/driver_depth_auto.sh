@@ -9,7 +9,9 @@
 #      so it stays 160;
 #   3. step at 2 qps with INFLIGHT 8: exactly 8 (depth 2 x 4), the line's word wins;
 #   4. step at 60 qps: 240;
-#   5. a second driver with --depth 3 (fixed) at 40 qps: 12, whatever the rate.
+#   5. a second driver with --depth 3 (fixed) at 40.123457 qps: 12, whatever the rate;
+#      its result line gives requested_qps 40.123457, every digit the step line had
+#      (frontload run compares the final window's echoed rate with its sla_bound_qps).
 # Every step's requests are all answered OK (the rates are far below the leaf's capacity).
 . "$(dirname "$0")/common.inc"
 
@@ -47,9 +49,11 @@ assert_eq "$(ceiling 2)" 160 "2: auto ceiling at 2 qps (never lowered)"
 assert_eq "$(ceiling 3)" 8 "3: INFLIGHT 8 on the step line"
 assert_eq "$(ceiling 4)" 240 "4: auto ceiling at 60 qps x 4 s deadline"
 
-printf 'step 40 0.5 1\nquit\n' | drive --depth 3
+printf 'step 40.123457 0.5 1\nquit\n' | drive --depth 3
 assert_eq "$(ceiling 1)" 12 "5: fixed --depth 3 over 4 connections"
+assert_eq "$(sed -n 1p "$T/steps.jsonl" | jq '.requested_qps')" 40.123457 \
+	"5: requested_qps echoed with the step line's digits"
 
 stop_server leaf
 stop_server mock
-echo "auto ceilings 160, 160, 8 (INFLIGHT), 240; fixed depth 3: 12; $(elapsed) s"
+echo "auto ceilings 160, 160, 8 (INFLIGHT), 240; fixed depth 3: 12, requested_qps 40.123457 kept; $(elapsed) s"

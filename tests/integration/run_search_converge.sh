@@ -39,6 +39,11 @@ wait_run "$rpid" "$t0" "$LIMIT_S" "frontload run --quick"
 took=$(($(date +%s) - t0))
 R=$O/result.json
 [ -s "$R" ] || fail "no $R (exit $rc)"
+# One line per step, printed after the run's log lines by fail: what the search saw.
+jq -r '.steps[] | "step \(.step) \(.phase) \(.requested_qps)/s: achieved \(.achieved_qps), " +
+	"p95 \(.p95_ms) [\(.p95_interval_ms.lo // "-")..\(.p95_interval_ms.hi // "-")] ms, " +
+	"\(.verdict), in flight <= \(.inflight_ceiling), driver_limited \(.driver_limited)"' \
+	"$R" >"$T/steps.log" 2>&1 && FL_SERVERS="$FL_SERVERS steps"
 [ "$rc" = 0 ] || fail "frontload run --quick exit status $rc after $took s:" \
 	"$(getd "$R" converged_reason ?)"
 
