@@ -13,6 +13,8 @@
 #include <jansson.h>
 
 #include "driver_report.h"
+#include "hist_json.h"
+#include "quantile_ci.h"
 
 #define MS 1000000ull  /* ns per ms */
 
@@ -335,6 +337,52 @@ static void test_print(void **state)
 	free_result(a);
 }
 
+/* 7. A control-mode step line: the --json step plus inflight_ceiling, the p95 interval
+ * and latency_hist_ns, which rebuilds into the very histogram measured (so several
+ * drivers' lines merge exactly); with no OK reply the interval is null and the histogram
+ * empty. */
+static void test_control_json(void **state)
+{
+	struct fl_driver_result *r = make_result();
+	struct fl_hist *back = malloc(sizeof *back);
+	char err[256] = "";
+	uint64_t lo, hi;
+
+	(void)state;
+	assert_non_null(back);
+	for (uint64_t v = 1; v <= 1000; v++)
+		fl_hist_record(&r->latency, v * 37 * MS / 10);
+	json_t *j = fl_driver_control_json(r, 96);
+	assert_non_null(j);
+	assert_close(jreal(j, "inflight_ceiling", NULL), 96);
+	assert_close(jreal(j, "requested_qps", NULL), 250);
+	assert_non_null(json_object_get(j, "trace"));
+	if (fl_hist_from_json(json_object_get(j, "latency_hist_ns"), back, err, sizeof err) != 0)
+		fail_msg("latency_hist_ns refused: %s", err);
+	assert_memory_equal(back->counts, r->latency.counts, sizeof back->counts);
+	assert_int_equal(back->n, r->latency.n);
+	assert_int_equal(back->min, r->latency.min);
+	assert_int_equal(back->max, r->latency.max);
+	assert_true(back->sum == r->latency.sum);
+	assert_int_equal(fl_hist_quantile_interval(&r->latency, 0.95, FL_CI_Z95, &lo, &hi), 0);
+	assert_close(jreal(j, "p95_interval_ms", "lo"), (double)lo / 1e6);
+	assert_close(jreal(j, "p95_interval_ms", "hi"), (double)hi / 1e6);
+	assert_close(jreal(j, "p95_interval_ms", "confidence"), 0.95);
+	assert_true(jreal(j, "p95_interval_ms", "lo") <= jreal(j, "latency_ms", "p95"));
+	assert_true(jreal(j, "p95_interval_ms", "hi") >= jreal(j, "latency_ms", "p95"));
+	json_decref(j);
+
+	fl_hist_init(&r->latency);
+	j = fl_driver_control_json(r, 64);
+	assert_true(json_is_null(json_object_get(j, "p95_interval_ms")));
+	assert_int_equal(fl_hist_from_json(json_object_get(j, "latency_hist_ns"), back, err,
+		sizeof err), 0);
+	assert_int_equal(back->n, 0);
+	json_decref(j);
+	free(back);
+	free_result(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_trace_csv),
 		cmocka_unit_test(test_steps_csv),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_control_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

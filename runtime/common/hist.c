@@ -1,5 +1,6 @@
 /* hist.c: log-linear latency histogram (see hist.h for the error bound). */
 #include "hist.h"
+#include "quantile_ci.h"
 
 #include <math.h>
 #include <string.h>
@@ -90,6 +91,20 @@ uint64_t fl_hist_percentile(const struct fl_hist *h, double p)
 		return mid;
 	}
 	return h->max;
+}
+
+int fl_hist_quantile_interval(const struct fl_hist *h, double q, double z, uint64_t *lo,
+	uint64_t *hi)
+{
+	double n = (double)h->n, rlo, rhi;
+
+	if (h->n == 0)
+		return -1;
+	fl_ci_rank_interval(n, q, z, &rlo, &rhi);
+	/* fl_hist_percentile finds rank ceil(p/100 n): p = 100 rank / n, a hair under. */
+	*lo = fl_hist_percentile(h, 100 * (rlo - 0.5) / n);
+	*hi = fl_hist_percentile(h, 100 * (rhi - 0.5) / n);
+	return 0;
 }
 
 double fl_hist_mean(const struct fl_hist *h)

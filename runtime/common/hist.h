@@ -38,6 +38,12 @@ void fl_hist_merge(struct fl_hist *dst, const struct fl_hist *src);
  * 0 when empty. */
 uint64_t fl_hist_percentile(const struct fl_hist *h, double p);
 
+/* The order-statistics interval of the q-quantile (0 < q < 1) at z (quantile_ci.h): the
+ * values at ranks n q -+ z sqrt(n q (1-q)) of the n recorded, as fl_hist_percentile reports
+ * values. Returns 0 with *lo and *hi, or -1 when h is empty. */
+int fl_hist_quantile_interval(const struct fl_hist *h, double q, double z, uint64_t *lo,
+	uint64_t *hi);
+
 /* Mean of recorded values; 0 when empty. */
 double fl_hist_mean(const struct fl_hist *h);
 

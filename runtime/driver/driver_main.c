@@ -21,7 +21,6 @@
 #include "driver_engine.h"
 #include "driver_report.h"
 #include "osfile.h"
-#include "quantile_ci.h"
 #include "reqgen.h"
 #include "schedule.h"
 #include "tls.h"
@@ -165,9 +164,13 @@ static void drv_usage(FILE *f)
 "  step QPS WARMUP_S DURATION_S [INFLIGHT]\n"
 "runs one step and prints its results as one JSON line on stdout (the object described\n"
 "under --json, one element of \"steps\", plus inflight_ceiling: the requests in flight\n"
-"allowed over all connections, and p95_interval_ms {lo, hi, confidence: 0.95}: the\n"
+"allowed over all connections; p95_interval_ms {lo, hi, confidence: 0.95}: the\n"
 "latencies at ranks n*0.95 -+ 1.96*sqrt(n*0.95*0.05) of the n OK replies, null when\n"
-"none); INFLIGHT sets the ceiling first (depth = ceil(INFLIGHT / (threads x\n"
+"none; and latency_hist_ns, the latency histogram exactly, so that several drivers'\n"
+"steps merge into the p95 of all their requests: {sub_bits: 7, count, min, max, sum\n"
+"(ns, min/max null when count is 0), buckets: [[INDEX, COUNT], ...] of the non-empty\n"
+"buckets}; bucket INDEX < 256 holds the value INDEX ns; above, with s = INDEX / 128 - 1,\n"
+"it holds [(INDEX %% 128 + 128) << s, that + 2^s - 1] ns); INFLIGHT sets the ceiling first (depth = ceil(INFLIGHT / (threads x\n"
 "connections)), at most %u per connection; without it, --depth auto sizes it as for\n"
 "any step); a line that cannot be run prints\n"
 "{\"error\": \"...\"}; \"quit\" or end of input ends the run.\n"
@@ -454,25 +457,6 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 	return 0;
 }
 
-/* Control mode's additions to a step line: the in-flight ceiling the step ran with, and
- * the p95's 95% order-statistics interval {lo, hi, confidence} in ms (null when no OK
- * reply), which `frontload run` judges steps by. */
-static void drv_control_extra(json_t *j, const struct fl_driver_result *r, unsigned ceiling)
-{
-	double n = (double)r->latency.n, lo, hi;
-	json_object_set_new(j, "inflight_ceiling", json_integer(ceiling));
-	if (r->latency.n == 0) {
-		json_object_set_new(j, "p95_interval_ms", json_null());
-		return;
-	}
-	fl_ci_rank_interval(n, 0.95, FL_CI_Z95, &lo, &hi);
-	/* fl_hist_percentile finds rank ceil(p/100 n): p = 100 rank / n, a hair under. */
-	double plo = 100 * (lo - 0.5) / n, phi = 100 * (hi - 0.5) / n;
-	json_object_set_new(j, "p95_interval_ms", json_pack("{sfsfsf}", "lo",
-		(double)fl_hist_percentile(&r->latency, plo) / 1e6, "hi",
-		(double)fl_hist_percentile(&r->latency, phi) / 1e6, "confidence", 0.95));
-}
-
 /* Run one step, keep its result, report it. Returns 0, or -1 when it could not run. */
 static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, double warmup,
 	double duration, int control, int fixed_ceiling, int quiet)
@@ -501,9 +485,8 @@ static int drv_run_step(struct fl_driver *eng, struct drv_run *run, double qps, 
 	if (!quiet)
 		fl_driver_result_print(stderr, r);
 	if (control) {
-		json_t *j = fl_driver_result_json(r, 1);
+		json_t *j = fl_driver_control_json(r, ceiling);
 		if (j != NULL) {
-			drv_control_extra(j, r, ceiling);
 			json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(DRV_JSON_DIGITS));
 			json_decref(j);
 		}

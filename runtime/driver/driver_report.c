@@ -7,6 +7,9 @@
 
 #include <jansson.h>
 
+#include "hist_json.h"
+#include "quantile_ci.h"
+
 /* Percentiles reported for every histogram: JSON key, percentile. */
 static const struct {
 	const char *key;
@@ -173,6 +176,34 @@ json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace)
 	report_set(o, "interrupted", json_boolean(r->interrupted), &bad);
 	if (with_trace)
 		report_set(o, "trace", report_trace_json(r), &bad);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The p95's 95% interval {lo, hi, confidence} in ms, or null with no OK reply. */
+static json_t *report_p95_interval(const struct fl_hist *h)
+{
+	uint64_t lo, hi;
+
+	if (fl_hist_quantile_interval(h, 0.95, FL_CI_Z95, &lo, &hi) != 0)
+		return json_null();
+	return json_pack("{sfsfsf}", "lo", report_ms(lo), "hi", report_ms(hi), "confidence",
+		0.95);
+}
+
+json_t *fl_driver_control_json(const struct fl_driver_result *r, unsigned ceiling)
+{
+	json_t *o = fl_driver_result_json(r, 1);
+	int bad = o == NULL;
+
+	if (bad)
+		return NULL;
+	report_set(o, "inflight_ceiling", json_integer(ceiling), &bad);
+	report_set(o, "p95_interval_ms", report_p95_interval(&r->latency), &bad);
+	report_set(o, "latency_hist_ns", fl_hist_to_json(&r->latency), &bad);
 	if (bad) {
 		json_decref(o);
 		return NULL;

@@ -135,6 +135,13 @@ int fl_driver_replied_qps(const struct fl_driver_result *r, double *qps);
  * memory. The caller owns the reference. */
 struct json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace);
 
+/* r as a control-mode step line (frontload-driver --control): the JSON above with its
+ * trace, plus inflight_ceiling (ceiling), p95_interval_ms {lo, hi, confidence: 0.95}: the
+ * latencies (ms) at ranks n*0.95 -+ 1.96*sqrt(n*0.95*0.05) of the n OK replies (null when
+ * none), and latency_hist_ns: the latency histogram in hist_json.h's exact form, so that
+ * several drivers' steps can be merged. NULL when out of memory. */
+struct json_t *fl_driver_control_json(const struct fl_driver_result *r, unsigned ceiling);
+
 /* Histogram h (ns) as {"count", "p50", "p90", "p95", "p99", "p99_9", "max", "mean"} in
  * ms. NULL when out of memory. */
 struct json_t *fl_driver_hist_json(const struct fl_hist *h);

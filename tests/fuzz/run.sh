@@ -62,12 +62,13 @@ srcs_disasm="tests/fuzz/fuzz_disasm.c runtime/measure/disasm.c"
 srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
 # fuzz_reply.c includes runtime/driver/driver_engine.c (its reply reader is static).
 srcs_reply="tests/fuzz/fuzz_reply.c runtime/driver/driver_report.c runtime/common/reqgen.c
-	runtime/driver/schedule.c runtime/common/hist.c runtime/common/wire.c
-	runtime/common/zcodec.c runtime/common/sampler.c runtime/common/corpus.c
+	runtime/driver/schedule.c runtime/common/hist.c runtime/common/hist_json.c
+	runtime/common/wire.c runtime/common/zcodec.c runtime/common/sampler.c runtime/common/corpus.c
 	runtime/common/tls.c runtime/common/paths.c runtime/common/osfile.c
 	runtime/common/net.c proto"
 srcs_result="tests/fuzz/fuzz_result.c runtime/run/run_result.c runtime/run/run_search.c
-	runtime/run/run_host.c runtime/run/run_procs.c runtime/common/osfile.c runtime/run/run_clock.c"
+	runtime/run/run_host.c runtime/run/run_procs.c runtime/common/osfile.c runtime/run/run_clock.c
+	runtime/common/hist.c runtime/common/hist_json.c"
 srcs_targets="tests/fuzz/fuzz_targets.c runtime/measure/targets.c runtime/common/paths.c"
 # Extra link flags: the DLRM stage needs a BLAS; fuzz_pattern.c takes over the
 # generator's fatal() and counts its expression evaluations.
