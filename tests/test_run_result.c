@@ -3,6 +3,7 @@
  * snapshots counted). Build: ninja tests/test_run_result.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "hist.h"
+#include "hist_json.h"
+#include "quantile_ci.h"
+#include "rng.h"
 #include "run_result.h"
 
 /* A leaf stats snapshot with one pool ("ranker") and a total, counted by the PMU:
@@ -394,6 +399,247 @@ static void test_remote_clocks(void **state)
 	json_decref(in.mock_stats_end);
 }
 
+/* A driver's control line for histogram h (ns), as frontload-driver writes it: latency_ms
+ * and p95_interval_ms from h, latency_hist_ns h itself (hist = 0 leaves it out). */
+static char *driver_line(const struct fl_hist *h, double qps, uint64_t sent, uint64_t stale,
+	unsigned ceiling, int hist)
+{
+	json_t *lat = json_pack("{sI}", "count", (json_int_t)h->n);
+	static const struct { const char *key; double p; } pcts[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 }, { "p99_9", 99.9 } };
+	for (size_t k = 0; k < sizeof pcts / sizeof pcts[0]; k++)
+		json_object_set_new(lat, pcts[k].key, h->n ? json_real((double)fl_hist_percentile(h,
+			pcts[k].p) / 1e6) : json_null());
+	json_object_set_new(lat, "max", h->n ? json_real((double)h->max / 1e6) : json_null());
+	json_object_set_new(lat, "mean", h->n ? json_real(fl_hist_mean(h) / 1e6) : json_null());
+	uint64_t lo, hi;
+	json_t *ci = fl_hist_quantile_interval(h, 0.95, FL_CI_Z95, &lo, &hi) == 0 ?
+		json_pack("{sfsfsf}", "lo", (double)lo / 1e6, "hi", (double)hi / 1e6, "confidence",
+		0.95) : json_null();
+	json_t *j = json_pack("{sfsfsfsIsIsIsIsos{sIsI}sosIsisfsb}", "requested_qps", qps,
+		"achieved_qps", (double)h->n / 10, "window_s", 10.0, "sent", (json_int_t)sent,
+		"completed", (json_int_t)(h->n + stale), "ok", (json_int_t)h->n, "unsent",
+		(json_int_t)0, "latency_ms", lat, "errors", "total", (json_int_t)stale, "stale",
+		(json_int_t)stale, "p95_interval_ms", ci, "backlogged", (json_int_t)1,
+		"inflight_ceiling", (int)ceiling, "host_cpu_pct", 40.0, "driver_limited", 0);
+	assert_non_null(j);
+	if (hist)
+		json_object_set_new(j, "latency_hist_ns", fl_hist_to_json(h));
+	char *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	json_decref(j);
+	return text;
+}
+
+static struct fl_hist *hist_new(void)
+{
+	struct fl_hist *h = malloc(sizeof *h);
+	assert_non_null(h);
+	fl_hist_init(h);
+	return h;
+}
+
+/* Parse line into o, which then owns nothing but what the parse gave it. */
+static void parse_line(char *line, struct fl_run_obs *o, uint64_t seed)
+{
+	char err[256];
+	assert_int_equal(fl_result_parse_obs(line, o, err, sizeof err), 0);
+	o->seed = seed;
+	free(line);
+}
+
+/* 7. --drivers: three drivers of one instance (one with no OK reply) merge into the
+ * instance's observation: counts, rates, errors by kind and ceilings summed; p50..max
+ * and the p95 interval are those of one histogram of every driver's latencies (not an
+ * average, not the worst driver's), between the drivers' own p95s; the search judges
+ * that merged p95; result.json carries the pooled histogram and each driver's figures
+ * with its seed and histogram. */
+static void test_drivers_merge(void **state)
+{
+	(void)state;
+	struct fl_hist *h[3] = { hist_new(), hist_new(), hist_new() }, *all = hist_new();
+	struct fl_rng rng;
+	const uint64_t spread[2] = { 40000000ull, 400000000ull };
+	fl_rng_seed(&rng, 5);
+	printf("seed 5\n");
+	for (int i = 0; i < 4000; i++) {
+		uint64_t v = 1000000 + fl_rng_below(&rng, spread[i & 1]);
+		fl_hist_record(h[i & 1], v);
+		fl_hist_record(all, v);
+	}
+	struct fl_run_obs o;
+	memset(&o, 0, sizeof o);
+	o.ndrv = 3;
+	o.drv = calloc(3, sizeof *o.drv);
+	assert_non_null(o.drv);
+	parse_line(driver_line(h[0], 50, 2010, 3, 40, 1), &o.drv[0], 1);
+	parse_line(driver_line(h[1], 50, 2020, 4, 40, 1), &o.drv[1], 2);
+	parse_line(driver_line(h[2], 50, 5, 0, 41, 1), &o.drv[2], 3);  /* no OK reply */
+	char err[512] = "";
+	if (fl_result_obs_merge(&o, err, sizeof err) != 0)
+		fail_msg("merge refused: %s", err);
+	assert_int_equal(o.sent, 2010 + 2020 + 5);
+	assert_int_equal(o.ok, 4000);
+	assert_int_equal(o.errors, 7);
+	assert_int_equal(json_integer_value(json_object_get(o.errors_json, "stale")), 7);
+	assert_int_equal(o.backlogged, 3);
+	assert_int_equal(o.inflight_ceiling, 121);
+	assert_float_equal(o.requested_qps, 150, 1e-9);
+	assert_float_equal(o.achieved_qps, 400, 1e-9);
+	assert_float_equal(o.window_s, 10, 1e-9);
+	assert_float_equal(o.driver_cpu_pct, 40, 1e-9);
+	assert_int_equal(o.lat.count, 4000);
+	assert_true(o.lat.p50 == (double)fl_hist_percentile(all, 50) / 1e6);
+	assert_true(o.lat.p95 == (double)fl_hist_percentile(all, 95) / 1e6);
+	assert_true(o.lat.p99 == (double)fl_hist_percentile(all, 99) / 1e6);
+	assert_true(o.lat.max == (double)all->max / 1e6);
+	uint64_t lo, hi;
+	assert_int_equal(fl_hist_quantile_interval(all, 0.95, FL_CI_Z95, &lo, &hi), 0);
+	assert_true(o.p95_lo_ms == (double)lo / 1e6);
+	assert_true(o.p95_hi_ms == (double)hi / 1e6);
+	double p0 = o.drv[0].lat.p95, p1 = o.drv[1].lat.p95;
+	assert_true(o.lat.p95 > p0 && o.lat.p95 < p1);
+	assert_true(fabs(o.lat.p95 - (p0 + p1) / 2) > 1);  /* not their average */
+	struct fl_hist *back = hist_new();
+	assert_int_equal(fl_hist_from_json(o.hist_json, back, err, sizeof err), 0);
+	assert_memory_equal(back->counts, all->counts, sizeof all->counts);
+
+	/* The step is judged on the merged p95. */
+	struct fl_run_step st;
+	memset(&st, 0, sizeof st);
+	st.number = 1;
+	st.phase = FL_PHASE_FIXED;
+	st.ninst = 1;
+	st.inst = &o;
+	fl_result_step_aggregate(&st);
+	assert_true(st.sum.p95_ms == o.lat.p95);
+	assert_true(st.sum.p95_lo_ms == o.p95_lo_ms && st.sum.p95_hi_ms == o.p95_hi_ms);
+	assert_int_equal(st.sum.latencies, 4000);
+
+	/* result.json: the merged figures, the pooled histogram, every driver's own. */
+	struct fl_run r;
+	struct fl_run_instance in;
+	struct fl_run_driver dv[3];
+	char dir[] = "/tmp/fl-test-result.XXXXXX";
+	run_one(&r, &in, dir);
+	memset(dv, 0, sizeof dv);
+	in.ndrv = 3;
+	in.drv = dv;
+	r.cfg.drivers = 3;
+	for (unsigned d = 0; d < 3; d++) {
+		fl_proc_init(&dv[d].proc, "driver0.x");
+		dv[d].seed = d + 1;
+	}
+	r.steps = &st;
+	r.nsteps = 1;
+	r.final_step = 0;
+	json_t *j = write_and_load(&r, dir);
+	const json_t *si = json_array_get(json_object_get(json_array_get(json_object_get(j,
+		"steps"), 0), "instances"), 0);
+	const json_t *drv = json_object_get(si, "drivers");
+	assert_int_equal(json_array_size(drv), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(drv, 1), "seed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(drv, 2), "sent")), 5);
+	assert_true(json_is_object(json_object_get(json_array_get(drv, 0), "latency_hist_ns")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(si,
+		"latency_hist_ns"), "count")), 4000);
+	assert_int_equal(json_integer_value(json_object_get(j, "latency_count")), 4000);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(j,
+		"instances"), 0), "drivers")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "config"),
+		"drivers")), 3);
+	json_decref(j);
+
+	fl_result_obs_free(&o);
+	for (int k = 0; k < 3; k++)
+		free(h[k]);
+	free(all);
+	free(back);
+}
+
+/* 8. One driver merged alone gives back its own figures exactly (so --drivers 1, which
+ * keeps the driver's line as it is, reports what a merge would); a driver stopped before
+ * it reported (nothing parsed) merges as nothing but leaves the window empty; and a
+ * driver whose line lacks the histogram, or whose histogram disagrees with its
+ * latency count, is refused with a reason. */
+static void test_drivers_merge_edges(void **state)
+{
+	(void)state;
+	struct fl_hist *h = hist_new();
+	for (uint64_t v = 1; v <= 3000; v++)
+		fl_hist_record(h, v * 123457);
+	struct fl_run_obs one, o;
+	char err[512];
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &one, 9);
+	memset(&o, 0, sizeof o);
+	o.ndrv = 1;
+	o.drv = calloc(1, sizeof *o.drv);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 9);
+	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), 0);
+	assert_true(o.lat.p50 == one.lat.p50 && o.lat.p90 == one.lat.p90);
+	assert_true(o.lat.p95 == one.lat.p95 && o.lat.p99 == one.lat.p99);
+	assert_true(o.lat.p99_9 == one.lat.p99_9 && o.lat.max == one.lat.max);
+	assert_float_equal(o.lat.mean, one.lat.mean, 1e-6);
+	assert_true(o.p95_lo_ms == one.p95_lo_ms && o.p95_hi_ms == one.p95_hi_ms);
+	assert_int_equal(o.sent, one.sent);
+	fl_result_obs_free(&o);
+
+	/* A driver that never reported: its slot stays zeroed. */
+	memset(&o, 0, sizeof o);
+	o.ndrv = 2;
+	o.drv = calloc(2, sizeof *o.drv);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), 0);
+	assert_true(o.lat.p95 == one.lat.p95);
+	assert_true(o.window_s == 0);  /* so the step is not complete */
+	fl_result_obs_free(&o);
+
+	/* No histogram though it measured. */
+	memset(&o, 0, sizeof o);
+	o.ndrv = 2;
+	o.drv = calloc(2, sizeof *o.drv);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 0), &o.drv[1], 2);
+	err[0] = 0;
+	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), -1);
+	assert_non_null(strstr(err, "no latency_hist_ns"));
+	fl_result_obs_free(&o);
+
+	/* A histogram of another driver's size than its latency count says. */
+	struct fl_hist *small = hist_new();
+	fl_hist_record_n(small, 5000000, 10);
+	char *line = driver_line(h, 30, 3000, 0, 64, 0);
+	json_t *j = json_loads(line, 0, NULL);
+	free(line);
+	json_object_set_new(j, "latency_hist_ns", fl_hist_to_json(small));
+	line = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	memset(&o, 0, sizeof o);
+	o.ndrv = 2;
+	o.drv = calloc(2, sizeof *o.drv);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	parse_line(line, &o.drv[1], 2);
+	err[0] = 0;
+	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), -1);
+	assert_non_null(strstr(err, "latency_ms.count"));
+	fl_result_obs_free(&o);
+
+	/* A malformed one: refused with hist_json's reason. */
+	memset(&o, 0, sizeof o);
+	o.ndrv = 2;
+	o.drv = calloc(2, sizeof *o.drv);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[1], 2);
+	json_object_set_new(o.drv[1].hist_json, "sub_bits", json_integer(6));
+	err[0] = 0;
+	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), -1);
+	assert_non_null(strstr(err, "sub_bits"));
+	fl_result_obs_free(&o);
+
+	fl_result_obs_free(&one);
+	free(small);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_result_not_converged),
 		cmocka_unit_test(test_stage_share_null),
 		cmocka_unit_test(test_remote_clocks),
+		cmocka_unit_test(test_drivers_merge),
+		cmocka_unit_test(test_drivers_merge_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

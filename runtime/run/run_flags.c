@@ -64,6 +64,11 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
+	FL_OPT_UINT("drivers", cfg.drivers, 1, FL_RUN_MAX_DRIVERS, "N", "1", "driver "
+		"processes per instance, side by side on the same schedule split N ways: each "
+		"sends rate / N requests/s with its own seed and gets 1/N of the in-flight "
+		"ceiling; a step's latencies are their histograms merged exactly (the p95 of all "
+		"their requests, not an average), counts and rates summed"),
 	FL_OPT_FLAG("pin", cfg.pin, "also pin the mock, leaf and driver of an instance to "
 		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
 	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
@@ -78,8 +83,8 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_STR("out", cfg.out, "DIR", NULL, "run directory (default: results/<run-id> "
 		"under the current directory)"),
 	FL_OPT_UINT("seed", cfg.seed, 0, 18000000000000000000ull, "S", "1", "seed of the leaf "
-		"(plan, model, fanout) and the driver (schedule, requests; instance i uses S + "
-		"i)"),
+		"(plan, model, fanout) and the driver (schedule, requests; instance i's driver d "
+		"uses S + i + d x instances)"),
 	FL_OPT_REAL("rpc-fanout-scale", cfg.rpc_fanout_scale, 1e-9, 1e6, "X", NULL, "leaf "
 		"outbound calls per request = rpc_dist.json's per-session calls x X (default: "
 		"the leaf's, 0.01)"),
@@ -125,7 +130,8 @@ void run_usage(FILE *f)
 "else in PATH), finds the highest request rate whose p95 end-to-end latency stays within\n"
 "the SLA, holds it for a steady final window and writes the run directory.\n"
 "\n"
-"Search: one driver per instance keeps its connections open across steps.\n"
+"Search: the driver (--drivers: each driver) of an instance keeps its connections open\n"
+"across steps.\n"
 "  probe     capacity: from --start-qps, short steps (--probe-seconds) with at most 64\n"
 "            requests in flight, the rate times --growth until replies fall below 85%\n"
 "            of the offered rate; their reply rate is the capacity C (not judged).\n"
@@ -184,7 +190,10 @@ void run_usage(FILE *f)
 "    source file, or wire for a --leaf: read with a STATS frame on its port, address,\n"
 "    last_error), mock_stats (a --mock with --leaf: its stats at the end, by STATS)),\n"
 "    steps[] (every step: verdict, p95_interval_ms, latencies, inflight_ceiling,\n"
-"    driver_limited, with per-instance detail), search (capacity_qps, capacity_saturated,\n"
+"    driver_limited, with per-instance detail; with --drivers N > 1 each instance's\n"
+"    figures are its drivers' merged: latency_hist_ns, the pooled histogram (ns, the\n"
+"    driver's form: sub_bits, count, min, max, sum, buckets [[index, count], ...]), and\n"
+"    drivers[] each driver's own figures with its seed and latency_hist_ns), search (capacity_qps, capacity_saturated,\n"
 "    lo_qps, hi_qps, judged_steps, final_windows; rates per instance),\n"
 "    config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
 "    model and counts, kernel), clocks {reference, bound_ms, within_bound (false:\n"
@@ -197,9 +206,11 @@ void run_usage(FILE *f)
 "                p95_lo_ms, p95_hi_ms (the p95's 95% interval), latencies, verdict,\n"
 "                driver_limited, inflight_ceiling, duration_s, why; empty where nothing\n"
 "                was measured\n"
-"  trace.csv     with --trace (trace-<i>.csv per instance when several)\n"
+"  trace.csv     with --trace (trace-<i>.csv per instance when several;\n"
+"                trace-<i>.<d>.csv per driver with --drivers N > 1)\n"
 "  leaf<i>.log, mock<i>.log, driver<i>.log; leaf<i>-stats.json, mock<i>-stats.json;\n"
-"  driver<i>.jsonl (every step result line) and driver<i>.json\n"
+"  driver<i>.jsonl (every step result line) and driver<i>.json (driver<i>.<d>.* for\n"
+"  driver d with --drivers N > 1)\n"
 "\n"
 "Progress goes to stderr: one line updated in place on a terminal, plain lines otherwise.\n"
 "Ctrl-C or SIGTERM stops the current step, stops the children (SIGTERM, 3 s, SIGKILL)\n"

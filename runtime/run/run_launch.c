@@ -116,8 +116,8 @@ static size_t run_all_procs(struct fl_run *r, struct fl_proc **out, int drivers,
 {
 	size_t n = 0;
 	for (unsigned i = 0; i < r->ninst; i++)
-		if (drivers)
-			out[n++] = &r->inst[i].driver;
+		for (unsigned d = 0; drivers && d < r->inst[i].ndrv; d++)
+			out[n++] = &r->inst[i].drv[d].proc;
 	for (unsigned i = 0; i < r->ninst; i++)
 		if (servers) {
 			out[n++] = &r->inst[i].leaf;
@@ -158,6 +158,48 @@ static int run_wait_ready(struct fl_run *r, struct fl_proc *p, const char *port_
 	return rc;
 }
 
+/* Start driver d of in: the control protocol on pipes, against in's leaf. 0 or -1. */
+static int run_start_driver(struct fl_run *r, struct fl_run_instance *in, unsigned d,
+	const char *drv_bin)
+{
+	const struct fl_run_config *c = &r->cfg;
+	struct fl_run_driver *dv = &in->drv[d];
+	struct run_argv a = { 0 };
+	char path[4200];
+	int rc;
+
+	snprintf(path, sizeof path, "%s/%s.jsonl", r->dir, dv->proc.name);
+	dv->jsonl = fopen(path, "we");
+	argv_add(&a, "%s", drv_bin);
+	argv_add(&a, "--leaf");
+	argv_add(&a, "%s", in->leaf_addr);
+	argv_add(&a, "--control");
+	argv_add(&a, "--seed");
+	argv_add(&a, "%llu", (unsigned long long)dv->seed);
+	argv_add(&a, "--sla-ms");
+	argv_add(&a, "%.17g", c->search.sla_p95_ms);
+	argv_add(&a, "--timeout-s");
+	argv_add(&a, "%.17g", c->driver_timeout_s);
+	argv_add(&a, "--json");
+	argv_add(&a, "%s", dv->json_path);
+	if (c->tls)
+		argv_add(&a, "--tls");
+	if (c->trace) {
+		argv_add(&a, "--trace-csv");
+		if (in->ndrv > 1)
+			argv_add(&a, "%s/trace-%u.%u.csv", r->dir, in->index, d);
+		else if (r->ninst > 1)
+			argv_add(&a, "%s/trace-%u.csv", r->dir, in->index);
+		else
+			argv_add(&a, "%s/trace.csv", r->dir);
+	}
+	argv_tls_dir(&a, c);
+	argv_split(&a, c->driver_args);
+	rc = run_spawn(r, &dv->proc, &a, &in->driver_cpus, 1);
+	argv_free(&a);
+	return rc;
+}
+
 int run_start(struct fl_run *r)
 {
 	const struct fl_run_config *c = &r->cfg;
@@ -195,8 +237,9 @@ int run_start(struct fl_run *r)
 			r->dir, i);
 		snprintf(in->mock_stats_path, sizeof in->mock_stats_path, "%s/mock%u-stats.json",
 			r->dir, i);
-		snprintf(in->driver_json_path, sizeof in->driver_json_path, "%s/driver%u.json",
-			r->dir, i);
+		for (unsigned d = 0; d < in->ndrv; d++)
+			snprintf(in->drv[d].json_path, sizeof in->drv[d].json_path, "%s/%s.json",
+				r->dir, in->drv[d].proc.name);
 	}
 
 	/* Mocks first (all at once), then leaves, then drivers. */
@@ -304,40 +347,10 @@ int run_start(struct fl_run *r)
 		    sizeof in->leaf_addr)) != 0)
 			return rc;
 	}
-	for (unsigned i = 0; i < r->ninst; i++) {
-		struct fl_run_instance *in = &r->inst[i];
-		struct run_argv a = { 0 };
-		char path[4200];
-		snprintf(path, sizeof path, "%s/driver%u.jsonl", r->dir, i);
-		in->jsonl = fopen(path, "we");
-		argv_add(&a, "%s", drv_bin);
-		argv_add(&a, "--leaf");
-		argv_add(&a, "%s", in->leaf_addr);
-		argv_add(&a, "--control");
-		argv_add(&a, "--seed");
-		argv_add(&a, "%llu", (unsigned long long)(c->seed + i));
-		argv_add(&a, "--sla-ms");
-		argv_add(&a, "%.17g", c->search.sla_p95_ms);
-		argv_add(&a, "--timeout-s");
-		argv_add(&a, "%.17g", c->driver_timeout_s);
-		argv_add(&a, "--json");
-		argv_add(&a, "%s", in->driver_json_path);
-		if (c->tls)
-			argv_add(&a, "--tls");
-		if (c->trace) {
-			argv_add(&a, "--trace-csv");
-			if (r->ninst > 1)
-				argv_add(&a, "%s/trace-%u.csv", r->dir, i);
-			else
-				argv_add(&a, "%s/trace.csv", r->dir);
-		}
-		argv_tls_dir(&a, c);
-		argv_split(&a, c->driver_args);
-		rc = run_spawn(r, &in->driver, &a, &in->driver_cpus, 1);
-		argv_free(&a);
-		if (rc != 0)
-			return -1;
-	}
+	for (unsigned i = 0; i < r->ninst; i++)
+		for (unsigned d = 0; d < r->inst[i].ndrv; d++)
+			if (run_start_driver(r, &r->inst[i], d, drv_bin) != 0)
+				return -1;
 	return 0;
 }
 
@@ -396,42 +409,42 @@ int run_check_servers(struct fl_run *r)
 	return 0;
 }
 
-void run_driver_failed(struct fl_run *r, struct fl_run_instance *in, const char *what)
+void run_driver_failed(struct fl_run *r, struct fl_run_driver *dv, const char *what)
 {
+	struct fl_proc *p = &dv->proc;
 	char how[256], tail[1536];
-	for (int waited = 0; waited < 1000 && fl_proc_running(&in->driver); waited += 20)
+	for (int waited = 0; waited < 1000 && fl_proc_running(p); waited += 20)
 		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
-	fl_proc_describe(&in->driver, how, sizeof how);
-	fl_log_tail(in->driver.log_path, 8, tail, sizeof tail);
-	run_set_status(r, FL_RUN_FAILED, "%s (pid %d) %s (%s); %s ends:\n%s", in->driver.name,
-		(int)in->driver.pid, what, how, in->driver.log_path, tail[0] ? tail : "(empty)");
+	fl_proc_describe(p, how, sizeof how);
+	fl_log_tail(p->log_path, 8, tail, sizeof tail);
+	run_set_status(r, FL_RUN_FAILED, "%s (pid %d) %s (%s); %s ends:\n%s", p->name,
+		(int)p->pid, what, how, p->log_path, tail[0] ? tail : "(empty)");
 }
 
 void run_stop(struct fl_run *r)
 {
-	struct fl_proc *ps[3 * FL_RUN_MAX_INSTANCES];
+	struct fl_proc *ps[(2 + FL_RUN_MAX_DRIVERS) * FL_RUN_MAX_INSTANCES];
 	size_t n;
 	/* After a failure or a signal a driver may be mid-step: no point waiting for it. */
 	int graceful = r->status == FL_RUN_RUNNING || r->status == FL_RUN_COMPLETE;
 
-	for (unsigned i = 0; i < r->ninst; i++) {
-		struct fl_run_instance *in = &r->inst[i];
-		if (in->driver.to_fd >= 0) {
-			if (fl_proc_running(&in->driver) && write(in->driver.to_fd, "quit\n", 5) != 5)
+	n = run_all_procs(r, ps, 1, 0);
+	for (size_t k = 0; k < n; k++) {
+		if (ps[k]->to_fd >= 0) {
+			if (fl_proc_running(ps[k]) && write(ps[k]->to_fd, "quit\n", 5) != 5)
 				(void)0;  /* it is gone already; reaped below */
-			close(in->driver.to_fd);
-			in->driver.to_fd = -1;
+			close(ps[k]->to_fd);
+			ps[k]->to_fd = -1;
 		}
 	}
 	for (int waited = 0; graceful && waited < RUN_STOP_GRACE_MS; waited += 20) {
 		int left = 0;
-		for (unsigned i = 0; i < r->ninst; i++)
-			left += fl_proc_running(&r->inst[i].driver);
+		for (size_t k = 0; k < n; k++)
+			left += fl_proc_running(ps[k]);
 		if (!left)
 			break;
 		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
 	}
-	n = run_all_procs(r, ps, 1, 0);
 	fl_proc_stop_all(ps, n, SIGTERM, RUN_STOP_GRACE_MS);
 	n = run_all_procs(r, ps, 0, 1);
 	fl_proc_stop_all(ps, n, SIGTERM, RUN_STOP_GRACE_MS);
@@ -445,8 +458,10 @@ void run_stop(struct fl_run *r)
 			in->mock_stats_end = fl_result_load_json(in->mock_stats_path);
 		else if (!in->own_mock)
 			in->mock_stats_end = run_remote_snapshot(r, in, 1);
-		if (in->jsonl)
-			fclose(in->jsonl);
-		in->jsonl = NULL;
+		for (unsigned d = 0; d < in->ndrv; d++) {
+			if (in->drv[d].jsonl)
+				fclose(in->drv[d].jsonl);
+			in->drv[d].jsonl = NULL;
+		}
 	}
 }

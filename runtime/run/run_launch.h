@@ -10,6 +10,7 @@
 #define FL_RUN_LAUNCH_H
 
 struct fl_run;
+struct fl_run_driver;
 struct fl_run_instance;
 struct json_t;
 
@@ -26,8 +27,8 @@ struct json_t *run_remote_snapshot(struct fl_run *r, struct fl_run_instance *in,
 /* A started mock or leaf that is gone: fail naming it. Returns 1 when one died. */
 int run_check_servers(struct fl_run *r);
 
-/* The driver of in is gone or broke the protocol: fail naming it. */
-void run_driver_failed(struct fl_run *r, struct fl_run_instance *in, const char *what);
+/* Driver dv is gone or broke the protocol: fail naming it. */
+void run_driver_failed(struct fl_run *r, struct fl_run_driver *dv, const char *what);
 
 /* Stop everything frontload started: drivers get "quit" (then SIGTERM), then leaves and
  * mocks SIGTERM together (the leaf writes its final stats); SIGKILL after 3 s each. The

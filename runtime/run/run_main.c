@@ -108,8 +108,21 @@ static int run_setup(struct fl_run *r)
 		fl_proc_init(&in->mock, name);
 		snprintf(name, sizeof name, "leaf%u", i);
 		fl_proc_init(&in->leaf, name);
-		snprintf(name, sizeof name, "driver%u", i);
-		fl_proc_init(&in->driver, name);
+		in->ndrv = r->cfg.drivers;
+		in->drv = calloc(in->ndrv, sizeof *in->drv);
+		if (in->drv == NULL) {
+			fprintf(stderr, RUN_PROG ": out of memory\n");
+			return -1;
+		}
+		for (unsigned d = 0; d < in->ndrv; d++) {
+			/* One driver keeps the names of old; several are driver<i>.<d>. */
+			if (in->ndrv > 1)
+				snprintf(name, sizeof name, "driver%u.%u", i, d);
+			else
+				snprintf(name, sizeof name, "driver%u", i);
+			fl_proc_init(&in->drv[d].proc, name);
+			in->drv[d].seed = r->cfg.seed + i + (uint64_t)d * r->ninst;
+		}
 		if (place) {
 			in->placed = 1;
 			in->cpus = parts[i];
@@ -140,7 +153,9 @@ static void run_free(struct fl_run *r)
 		json_decref(in->leaf_stats_post);
 		json_decref(in->leaf_stats_end);
 		json_decref(in->mock_stats_end);
-		free(in->line);
+		for (unsigned d = 0; in->drv && d < in->ndrv; d++)
+			free(in->drv[d].line);
+		free(in->drv);
 	}
 	free(r->inst);
 	json_decref(r->build);
@@ -251,8 +266,12 @@ static int cmd_run(int argc, char **argv)
 	}
 	fl_search_init(&r->search, &r->cfg.search);
 	r->status = FL_RUN_RUNNING;
-	run_say(r, 1, RUN_PROG ": run %s in %s: %u instance%s, SLA p95 <= %g ms, %s", r->run_id,
-		r->dir, r->ninst, r->ninst > 1 ? "s" : "", r->cfg.search.sla_p95_ms,
+	char drivers[48] = "";
+	if (r->cfg.drivers > 1)
+		snprintf(drivers, sizeof drivers, " (%u drivers each)", r->cfg.drivers);
+	run_say(r, 1, RUN_PROG ": run %s in %s: %u instance%s%s, SLA p95 <= %g ms, %s",
+		r->run_id, r->dir, r->ninst, r->ninst > 1 ? "s" : "", drivers,
+		r->cfg.search.sla_p95_ms,
 		r->cfg.nfixed ? "fixed rates" : r->cfg.quick ? "quick search" : "search");
 	run_write(r);
 

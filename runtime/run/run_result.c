@@ -1,6 +1,9 @@
 /* run_result.c: driver step lines in, result.json and steps.csv out. */
 #define _GNU_SOURCE
+#include "hist.h"
+#include "hist_json.h"
 #include "osfile.h"
+#include "quantile_ci.h"
 #include "run_result.h"
 
 #include <errno.h>
@@ -123,6 +126,8 @@ int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_
 	o->driver_limited = json_is_true(json_object_get(j, "driver_limited"));
 	o->interrupted = json_is_true(json_object_get(j, "interrupted"));
 	o->errors_json = json_deep_copy(errs);
+	json_t *h = json_object_get(j, "latency_hist_ns");
+	o->hist_json = json_is_object(h) ? json_incref(h) : NULL;
 	json_decref(j);
 	return 0;
 }
@@ -131,6 +136,144 @@ void fl_result_obs_free(struct fl_run_obs *o)
 {
 	json_decref(o->errors_json);
 	o->errors_json = NULL;
+	json_decref(o->hist_json);
+	o->hist_json = NULL;
+	for (unsigned d = 0; o->drv && d < o->ndrv; d++)
+		fl_result_obs_free(&o->drv[d]);
+	free(o->drv);
+	o->drv = NULL;
+	o->ndrv = 0;
+}
+
+/* A histogram's figures in ms, as the driver writes latency_ms: NAN when empty. */
+static void lat_from_hist(const struct fl_hist *h, struct fl_lat_ms *l)
+{
+	l->count = h->n;
+	if (h->n == 0) {
+		l->p50 = l->p90 = l->p95 = l->p99 = l->p99_9 = l->max = l->mean = NAN;
+		return;
+	}
+	l->p50 = (double)fl_hist_percentile(h, 50) / 1e6;
+	l->p90 = (double)fl_hist_percentile(h, 90) / 1e6;
+	l->p95 = (double)fl_hist_percentile(h, 95) / 1e6;
+	l->p99 = (double)fl_hist_percentile(h, 99) / 1e6;
+	l->p99_9 = (double)fl_hist_percentile(h, 99.9) / 1e6;
+	l->max = (double)h->max / 1e6;
+	l->mean = fl_hist_mean(h) / 1e6;
+}
+
+/* Add the integer errors by kind of src into dst (a JSON object). */
+static void errors_add(json_t *dst, const json_t *src)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)src, key, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			continue;
+		json_t *have = json_object_get(dst, key);
+		json_int_t a = json_integer_value(v), b = json_is_integer(have) ?
+			json_integer_value(have) : 0;
+		/* Saturated, as counts are read (jcount). */
+		json_object_set_new(dst, key, json_integer(a > INT64_MAX - b ? INT64_MAX : a + b));
+	}
+}
+
+/* Counts, rates and flags of d added into o. */
+static void obs_add(struct fl_run_obs *o, const struct fl_run_obs *d, int first)
+{
+	o->requested_qps += d->requested_qps;
+	o->achieved_qps += d->achieved_qps;
+	o->offered_qps += d->offered_qps;
+	o->window_s = first || d->window_s < o->window_s ? d->window_s : o->window_s;
+	o->sent += d->sent;
+	o->completed += d->completed;
+	o->ok += d->ok;
+	o->overloaded += d->overloaded;
+	o->timeouts += d->timeouts;
+	o->late += d->late;
+	o->unsent += d->unsent;
+	o->errors += d->errors;
+	o->backlogged += d->backlogged;
+	/* Unknown for one is unknown for all. */
+	o->inflight_ceiling = first || o->inflight_ceiling ? (d->inflight_ceiling ?
+		o->inflight_ceiling + d->inflight_ceiling : 0) : 0;
+	o->driver_cpu_pct = fmax(o->driver_cpu_pct, d->driver_cpu_pct);
+	o->driver_limited |= d->driver_limited;
+	o->interrupted |= d->interrupted;
+	if (d->errors_json)
+		errors_add(o->errors_json, d->errors_json);
+}
+
+/* Clear o's own figures, keeping its drivers. */
+static void obs_reset(struct fl_run_obs *o)
+{
+	unsigned n = o->ndrv;
+	struct fl_run_obs *drv = o->drv;
+
+	o->ndrv = 0;
+	o->drv = NULL;
+	fl_result_obs_free(o);
+	memset(o, 0, sizeof *o);
+	o->ndrv = n;
+	o->drv = drv;
+	o->driver_cpu_pct = -1;
+	o->p95_lo_ms = o->p95_hi_ms = -1;
+}
+
+int fl_result_obs_merge(struct fl_run_obs *o, char *err, size_t errlen)
+{
+	struct fl_hist *h = malloc(sizeof *h);
+	char why[512];
+	int rc = -1;
+
+	obs_reset(o);
+	o->errors_json = json_object();
+	if (h == NULL || o->errors_json == NULL) {
+		snprintf(err, errlen, "out of memory merging the drivers' results");
+		goto out;
+	}
+	fl_hist_init(h);
+	for (unsigned d = 0; d < o->ndrv; d++) {
+		const struct fl_run_obs *x = &o->drv[d];
+		obs_add(o, x, d == 0);
+		if (x->hist_json == NULL) {
+			/* Stopped before it could report: nothing to merge, and nothing lost. */
+			if (x->lat.count == 0 && x->ok == 0 && x->window_s <= 0)
+				continue;
+			snprintf(err, errlen, "driver %u (seed %llu) reported %llu latencies but no "
+				"latency_hist_ns: its histogram cannot be merged", d,
+				(unsigned long long)x->seed, (unsigned long long)x->lat.count);
+			goto out;
+		}
+		uint64_t before = h->n;
+		if (fl_hist_merge_json(h, x->hist_json, why, sizeof why) != 0) {
+			snprintf(err, errlen, "driver %u (seed %llu): %s", d,
+				(unsigned long long)x->seed, why);
+			goto out;
+		}
+		if (h->n - before != x->lat.count) {
+			snprintf(err, errlen, "driver %u (seed %llu): latency_hist_ns holds %llu "
+				"latencies, latency_ms.count %llu", d, (unsigned long long)x->seed,
+				(unsigned long long)(h->n - before), (unsigned long long)x->lat.count);
+			goto out;
+		}
+	}
+	lat_from_hist(h, &o->lat);
+	uint64_t lo, hi;
+	if (fl_hist_quantile_interval(h, 0.95, FL_CI_Z95, &lo, &hi) == 0) {
+		o->p95_lo_ms = (double)lo / 1e6;
+		o->p95_hi_ms = (double)hi / 1e6;
+	}
+	o->hist_json = fl_hist_to_json(h);
+	if (o->hist_json == NULL) {
+		snprintf(err, errlen, "out of memory merging the drivers' results");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(h);
+	return rc;
 }
 
 void fl_result_step_aggregate(struct fl_run_step *st)
@@ -299,6 +442,22 @@ static json_t *obs_json(const struct fl_run_obs *o)
 		json_integer(o->inflight_ceiling) : json_null());
 	json_object_set_new(j, "driver_limited", json_boolean(o->driver_limited));
 	json_object_set_new(j, "interrupted", json_boolean(o->interrupted));
+	if (o->ndrv > 1) {
+		/* Merged from several drivers: the pooled histogram, and each driver's own. */
+		json_t *drv = json_array();
+		json_object_set_new(j, "latency_hist_ns", o->hist_json ? json_incref(o->hist_json) :
+			json_null());
+		for (unsigned d = 0; d < o->ndrv; d++) {
+			const struct fl_run_obs *x = &o->drv[d];
+			json_t *dj = obs_json(x);
+			json_object_set_new(dj, "driver", json_integer(d));
+			json_object_set_new(dj, "seed", json_integer((json_int_t)x->seed));
+			json_object_set_new(dj, "latency_hist_ns", x->hist_json ?
+				json_incref(x->hist_json) : json_null());
+			json_array_append_new(drv, dj);
+		}
+		json_object_set_new(j, "drivers", drv);
+	}
 	return j;
 }
 
@@ -644,7 +803,15 @@ static json_t *instance_json(const struct fl_run *r, unsigned i)
 		json_null());
 	json_object_set_new(j, "leaf_process", proc_json(&in->leaf, in->own_leaf));
 	json_object_set_new(j, "mock_process", proc_json(&in->mock, in->own_mock));
-	json_object_set_new(j, "driver_process", proc_json(&in->driver, 1));
+	json_object_set_new(j, "driver_process", in->ndrv ? proc_json(&in->drv[0].proc, 1) :
+		json_null());
+	if (in->ndrv > 1) {
+		json_t *drv = json_array();
+		for (unsigned d = 0; d < in->ndrv; d++)
+			json_array_append_new(drv, json_pack("{sisIso}", "driver", (int)d, "seed",
+				(json_int_t)in->drv[d].seed, "process", proc_json(&in->drv[d].proc, 1)));
+		json_object_set_new(j, "drivers", drv);
+	}
 	if (r->final_step >= 0) {
 		const struct fl_run_step *st = &r->steps[r->final_step];
 		const struct fl_run_obs *o = &st->inst[i];
@@ -691,6 +858,7 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "duration", jreal(c->duration_s));
 	json_object_set_new(j, "quick", json_boolean(c->quick));
 	json_object_set_new(j, "instances", json_integer(c->instances));
+	json_object_set_new(j, "drivers", json_integer(c->drivers));
 	json_object_set_new(j, "pin", json_boolean(c->pin));
 	json_object_set_new(j, "leaf", c->leaf ? json_string(c->leaf) : json_null());
 	json_object_set_new(j, "mock", c->mock ? json_string(c->mock) : json_null());
@@ -859,8 +1027,9 @@ static json_t *result_json(const struct fl_run *r)
 	json_object_set_new(j, "machines", json_pack("[o]", host_json(r)));
 	json_t *files = json_object();
 	json_object_set_new(files, "steps_csv", json_string("steps.csv"));
-	json_object_set_new(files, "trace_csv", c->trace ? json_string(r->ninst > 1 ?
-		"trace-<instance>.csv" : "trace.csv") : json_null());
+	json_object_set_new(files, "trace_csv", c->trace ? json_string(c->drivers > 1 ?
+		"trace-<instance>.<driver>.csv" : r->ninst > 1 ? "trace-<instance>.csv" :
+		"trace.csv") : json_null());
 	json_object_set_new(j, "files", files);
 	return j;
 }

@@ -22,6 +22,7 @@
 struct ssl_ctx_st;
 
 #define FL_RUN_MAX_INSTANCES 64u
+#define FL_RUN_MAX_DRIVERS 16u    /* --drivers: driver processes per instance */
 #define FL_RUN_MAX_FIXED 64u
 
 /* Latency of OK replies from intended send time (ms): the driver's "latency_ms". */
@@ -47,6 +48,10 @@ struct fl_run_obs {
 	int driver_limited;      /* the driver itself was the bottleneck */
 	int interrupted;         /* cut short by a signal */
 	json_t *errors_json;     /* errors by kind (owned) */
+	json_t *hist_json;       /* latency_hist_ns (hist_json.h; owned), NULL when absent */
+	uint64_t seed;           /* a driver's own observation: that driver's --seed */
+	unsigned ndrv;           /* > 1: merged (fl_result_obs_merge) from drv */
+	struct fl_run_obs *drv;  /* ndrv drivers' own observations (owned) */
 };
 
 /* One step of the run over all instances. */
@@ -63,7 +68,8 @@ struct fl_run_step {
 	struct fl_search_obs sum;    /* totals (rates summed), worst p95: what is judged */
 	struct fl_lat_ms worst;      /* the instance with the highest p95 */
 	uint64_t overloaded, timeouts;  /* summed */
-	unsigned inflight;           /* in-flight ceiling asked of each driver; 0: none */
+	unsigned inflight;           /* in-flight ceiling asked of each instance (split among
+	                                its drivers); 0: none */
 	enum fl_verdict verdict;     /* under the search rule (probes: unjudged) */
 	int pass;                    /* verdict == pass */
 	char why[320];               /* "ok" or what failed, or why not judged */
@@ -79,6 +85,7 @@ struct fl_run_config {
 	unsigned nfixed;           /* > 0: fixed mode */
 	int quick;
 	unsigned instances;
+	unsigned drivers;          /* driver processes per instance (--drivers) */
 	int pin;
 	const char *leaf;          /* --leaf list as given, or NULL */
 	const char *mock;          /* --mock list as given, or NULL */
@@ -99,25 +106,34 @@ struct fl_run_config {
 	double clock_bound_ms;     /* remote hosts' clocks may differ from ours by this */
 };
 
-/* One set of mock + leaf + driver. */
+/* One driver process of an instance, on pipes for the step protocol. */
+struct fl_run_driver {
+	struct fl_proc proc;
+	uint64_t seed;                   /* its --seed: --seed + instance + d x instances */
+	char json_path[4096];            /* its --json */
+	char *line;                      /* output not yet a full line */
+	size_t line_len, line_cap;
+	FILE *jsonl;                     /* every line it wrote, as received */
+};
+
+/* One set of mock + leaf + drivers. */
 struct fl_run_instance {
 	unsigned index;
 	struct fl_cpus cpus;             /* its CPU range (all CPUs when not placed) */
 	struct fl_cpus leaf_cpus, mock_cpus, driver_cpus;  /* pinned sets; n = 0: unpinned */
 	int placed;                      /* pinned to cpus at all */
-	struct fl_proc mock, leaf, driver;
+	struct fl_proc mock, leaf;
+	unsigned ndrv;                   /* drivers (--drivers) */
+	struct fl_run_driver *drv;       /* ndrv, calloc'd */
 	int own_mock, own_leaf;          /* started by frontload (else given by address) */
 	char mock_addr[300], leaf_addr[300];
-	char leaf_stats_path[4096], mock_stats_path[4096], driver_json_path[4096];
+	char leaf_stats_path[4096], mock_stats_path[4096];
 	json_t *leaf_stats_pre;          /* leaf stats before the final window */
 	json_t *leaf_stats_post;         /* ... after it */
 	json_t *leaf_stats_end;          /* at exit (whole run) */
 	json_t *mock_stats_end;
 	struct fl_clock_sample leaf_clock, mock_clock; /* remote hosts against ours */
 	char leaf_remote_err[512], mock_remote_err[512]; /* last STATS failure, "" */
-	char *line;                      /* driver output not yet a full line */
-	size_t line_len, line_cap;
-	FILE *jsonl;                     /* every driver line, as received */
 };
 
 enum fl_run_status { FL_RUN_RUNNING, FL_RUN_COMPLETE, FL_RUN_INTERRUPTED, FL_RUN_FAILED };
@@ -161,8 +177,18 @@ double fl_run_now(void);
  * driver's {"error": ...} (err holds its text); -1 when it is not a step result (err). */
 int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_t errlen);
 
-/* Free what o owns. */
+/* Free what o owns (its drivers' observations too). */
 void fl_result_obs_free(struct fl_run_obs *o);
+
+/* Fill o's figures from its o->ndrv drivers' observations (o->drv), the drivers of one
+ * instance running one step side by side: rates, counts, errors by kind and backlog
+ * summed; the window the shortest; driver_limited and interrupted when any was; the
+ * latency figures and the p95 interval from their latency histograms merged exactly
+ * (hist_json.h), into o->hist_json too. A driver with no histogram counts only when it
+ * measured nothing (stopped before it reported). Returns 0, or -1 (err) when a driver
+ * that measured sent no histogram, or one that does not rebuild or does not match its
+ * latency count. */
+int fl_result_obs_merge(struct fl_run_obs *o, char *err, size_t errlen);
 
 /* Sum st's instances into st->sum, st->worst, overloaded, timeouts and complete. */
 void fl_result_step_aggregate(struct fl_run_step *st);

@@ -106,53 +106,109 @@ static double run_eta(const struct fl_run *r, enum fl_search_phase phase, double
 	return eta;
 }
 
-/* Take the complete lines of in's driver output. Returns 1 with o filled when a step
- * result arrived, 0 when none yet, -1 on failure (status set), -2 at end of output. */
-static int run_read_driver(struct fl_run *r, struct fl_run_instance *in,
+/* Take the complete lines of dv's output. Returns 1 with o filled when a step result
+ * arrived, 0 when none yet, -1 on failure (status set), -2 at end of output. */
+static int run_read_driver(struct fl_run *r, struct fl_run_driver *dv,
 	struct fl_run_obs *o)
 {
 	char buf[65536], err[1024];
 	for (;;) {
-		char *nl = in->line ? memchr(in->line, '\n', in->line_len) : NULL;
+		char *nl = dv->line ? memchr(dv->line, '\n', dv->line_len) : NULL;
 		if (nl) {
-			size_t len = (size_t)(nl - in->line);
+			size_t len = (size_t)(nl - dv->line);
 			*nl = 0;
-			if (in->jsonl) {
-				fprintf(in->jsonl, "%s\n", in->line);
-				fflush(in->jsonl);
+			if (dv->jsonl) {
+				fprintf(dv->jsonl, "%s\n", dv->line);
+				fflush(dv->jsonl);
 			}
-			int rc = fl_result_parse_obs(in->line, o, err, sizeof err);
-			memmove(in->line, nl + 1, in->line_len - len - 1);
-			in->line_len -= len + 1;
+			int rc = fl_result_parse_obs(dv->line, o, err, sizeof err);
+			memmove(dv->line, nl + 1, dv->line_len - len - 1);
+			dv->line_len -= len + 1;
+			o->seed = dv->seed;
 			if (rc == 0)
 				return 1;
 			char what[1200];
 			snprintf(what, sizeof what, "%s the step: %s", rc == 1 ? "refused" :
 				"answered something other than a step result to", err);
-			run_driver_failed(r, in, what);
+			run_driver_failed(r, dv, what);
 			return -1;
 		}
-		ssize_t n = read(in->driver.from_fd, buf, sizeof buf);
+		ssize_t n = read(dv->proc.from_fd, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return 0;  /* EAGAIN: nothing more now */
 		if (n == 0)
 			return -2;
-		if (in->line_len + (size_t)n + 1 > in->line_cap) {
-			size_t cap = (in->line_len + (size_t)n + 1) * 2;
-			char *p = realloc(in->line, cap);
+		if (dv->line_len + (size_t)n + 1 > dv->line_cap) {
+			size_t cap = (dv->line_len + (size_t)n + 1) * 2;
+			char *p = realloc(dv->line, cap);
 			if (p == NULL) {
 				run_set_status(r, FL_RUN_FAILED, "out of memory reading %s",
-					in->driver.name);
+					dv->proc.name);
 				return -1;
 			}
-			in->line = p;
-			in->line_cap = cap;
+			dv->line = p;
+			dv->line_cap = cap;
 		}
-		memcpy(in->line + in->line_len, buf, (size_t)n);
-		in->line_len += (size_t)n;
+		memcpy(dv->line + dv->line_len, buf, (size_t)n);
+		dv->line_len += (size_t)n;
 	}
+}
+
+/* The drivers of a step, flat: every instance's, in order. */
+struct run_slots {
+	unsigned n;
+	struct fl_run_driver *dv[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];
+	struct fl_run_obs *obs[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];  /* where each
+		driver's result goes: the instance's observation, or with several drivers its
+		drv[d] */
+	unsigned share[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];  /* in-flight ceiling */
+	unsigned ways[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];   /* its instance's drivers */
+};
+
+/* Lay out st's slots; with several drivers per instance each instance gets its drivers'
+ * observations, and driver d the d-th share of inflight (at least 1). 0, or -1 out of
+ * memory. */
+static int run_slots_init(struct fl_run *r, struct fl_run_step *st, unsigned inflight,
+	struct run_slots *sl)
+{
+	sl->n = 0;
+	for (unsigned i = 0; i < r->ninst; i++) {
+		struct fl_run_instance *in = &r->inst[i];
+		struct fl_run_obs *o = &st->inst[i];
+		if (in->ndrv > 1) {
+			o->drv = calloc(in->ndrv, sizeof *o->drv);
+			if (o->drv == NULL)
+				return -1;
+			o->ndrv = in->ndrv;
+		}
+		for (unsigned d = 0; d < in->ndrv; d++) {
+			unsigned share = inflight / in->ndrv + (d < inflight % in->ndrv);
+			sl->dv[sl->n] = &in->drv[d];
+			sl->obs[sl->n] = in->ndrv > 1 ? &o->drv[d] : o;
+			sl->ways[sl->n] = in->ndrv;
+			sl->share[sl->n++] = share ? share : 1;
+		}
+	}
+	return 0;
+}
+
+/* Several drivers per instance: merge each instance's into its observation. 0, or -1
+ * (status set). */
+static int run_merge_drivers(struct fl_run *r, struct fl_run_step *st)
+{
+	char err[1024];
+	for (unsigned i = 0; i < r->ninst; i++) {
+		if (st->inst[i].ndrv <= 1)
+			continue;
+		if (fl_result_obs_merge(&st->inst[i], err, sizeof err) != 0) {
+			run_set_status(r, FL_RUN_FAILED, "instance %u, step %u: %s", i, st->number,
+				err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Run one step at qps per instance. inflight: the drivers' in-flight ceiling (0: leave
@@ -163,7 +219,9 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 {
 	struct fl_run_step st;
 	char cmd[160], rate[32], eta[32], ceil_txt[32] = "";
-	int got[FL_RUN_MAX_INSTANCES] = { 0 }, ngot = 0, rc = 0;
+	static struct run_slots sl;  /* large; one step runs at a time */
+	static int got[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];
+	int ngot = 0, rc = 0;
 	struct fl_cpu_times c0, c1;
 	int have_c0 = 0, have_c1 = 0;
 
@@ -180,10 +238,12 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	st.ninst = r->ninst;
 	st.host_cpu_pct = -1;
 	st.inst = calloc(r->ninst, sizeof *st.inst);
-	if (st.inst == NULL) {
+	if (st.inst == NULL || run_slots_init(r, &st, inflight, &sl) != 0) {
 		run_set_status(r, FL_RUN_FAILED, "out of memory");
-		return -1;
+		rc = -1;
+		goto out;
 	}
+	memset(got, 0, sizeof got);
 	double t_start = fl_run_now();
 	st.started_s = t_start - r->t0;
 	double win_start = t_start + warmup, win_end = win_start + duration;
@@ -197,29 +257,31 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %.0f s warm-up + %.0f s%s, ETA %s",
 		st.number, fl_search_phase_name(phase), rate, warmup, duration, ceil_txt, eta);
 
-	if (inflight)
-		snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u\n", qps, warmup, duration,
-			inflight);
-	else
-		snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f\n", qps, warmup, duration);
-	for (unsigned i = 0; i < r->ninst; i++) {
-		struct fl_run_instance *in = &r->inst[i];
-		if (write(in->driver.to_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+	/* Each driver of an instance runs its share: the rate and the ceiling split N ways. */
+	for (unsigned k = 0; k < sl.n; k++) {
+		double q = qps / sl.ways[k];
+		if (inflight)
+			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u\n", q, warmup, duration,
+				sl.share[k]);
+		else
+			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f\n", q, warmup, duration);
+		if (write(sl.dv[k]->proc.to_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
 			char what[256];
 			snprintf(what, sizeof what, "could not be sent the step: %s", strerror(errno));
-			run_driver_failed(r, in, what);
+			run_driver_failed(r, sl.dv[k], what);
 			rc = -1;
 			goto out;
 		}
 	}
 
-	while (ngot < (int)r->ninst) {
-		struct pollfd pfd[FL_RUN_MAX_INSTANCES];
-		unsigned map[FL_RUN_MAX_INSTANCES], np = 0;
-		for (unsigned i = 0; i < r->ninst; i++)
-			if (!got[i]) {
-				pfd[np] = (struct pollfd){ r->inst[i].driver.from_fd, POLLIN, 0 };
-				map[np++] = i;
+	while (ngot < (int)sl.n) {
+		static struct pollfd pfd[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];
+		static unsigned map[FL_RUN_MAX_INSTANCES * FL_RUN_MAX_DRIVERS];
+		unsigned np = 0;
+		for (unsigned k = 0; k < sl.n; k++)
+			if (!got[k]) {
+				pfd[np] = (struct pollfd){ sl.dv[k]->proc.from_fd, POLLIN, 0 };
+				map[np++] = k;
 			}
 		double now = fl_run_now();
 		/* Wake for the window's edges: /proc/stat and leaf stats are sampled there. */
@@ -242,24 +304,24 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 			if (snap)
 				run_leaf_snapshots(r, 1);
 		}
-		for (unsigned k = 0; k < np; k++) {
-			unsigned i = map[k];
-			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+		for (unsigned p = 0; p < np; p++) {
+			unsigned k = map[p];
+			if (!(pfd[p].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			int x = run_read_driver(r, &r->inst[i], &st.inst[i]);
+			int x = run_read_driver(r, sl.dv[k], sl.obs[k]);
 			if (x == 1) {
-				got[i] = 1;
+				got[k] = 1;
 				ngot++;
 			} else if (x == -1) {
 				rc = -1;
 				goto out;
 			} else if (x == -2) {
 				if (interrupt_at) {
-					got[i] = 1;  /* stopped by us before it could report */
+					got[k] = 1;  /* stopped by us before it could report */
 					ngot++;
 					continue;
 				}
-				run_driver_failed(r, &r->inst[i], "closed its output mid-step");
+				run_driver_failed(r, sl.dv[k], "closed its output mid-step");
 				rc = -1;
 				goto out;
 			}
@@ -267,9 +329,9 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 		if (run_signal && !interrupt_at) {
 			/* The drivers end the step early and report what they measured. */
 			interrupt_at = now;
-			for (unsigned i = 0; i < r->ninst; i++)
-				if (fl_proc_running(&r->inst[i].driver))
-					kill(r->inst[i].driver.pid, SIGTERM);
+			for (unsigned k = 0; k < sl.n; k++)
+				if (fl_proc_running(&sl.dv[k]->proc))
+					kill(sl.dv[k]->proc.pid, SIGTERM);
 		}
 		if (interrupt_at && now - interrupt_at > RUN_STOP_GRACE_MS / 1000.0)
 			break;
@@ -278,12 +340,12 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 			goto out;
 		}
 		if (now > deadline) {
-			for (unsigned i = 0; i < r->ninst; i++)
-				if (!got[i]) {
+			for (unsigned k = 0; k < sl.n; k++)
+				if (!got[k]) {
 					char what[128];
 					snprintf(what, sizeof what, "gave no result within %.0f s of the "
 						"step's start", deadline - t_start);
-					run_driver_failed(r, &r->inst[i], what);
+					run_driver_failed(r, sl.dv[k], what);
 					break;
 				}
 			rc = -1;
@@ -300,7 +362,7 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 			run_fmt_secs(run_eta(r, phase, left), eta, sizeof eta);
 			run_say(r, 0, RUN_PROG ": step %u %s %s: %s, %d/%u reported%s, ETA %s",
 				st.number, fl_search_phase_name(phase), rate, now < win_start ?
-				"warming up" : now < win_end ? "measuring" : "draining", ngot, r->ninst,
+				"warming up" : now < win_end ? "measuring" : "draining", ngot, sl.n,
 				last, eta);
 		}
 	}
@@ -314,6 +376,10 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	st.ended_s = fl_run_now() - r->t0;
 	if (have_c0 && have_c1)
 		st.host_cpu_pct = fl_host_cpu_util_pct(&c0, &c1);
+	if (run_merge_drivers(r, &st) != 0) {
+		rc = -1;
+		goto out;
+	}
 	fl_result_step_aggregate(&st);
 	if (interrupt_at) {
 		st.complete = 0;
