@@ -69,6 +69,15 @@ static const struct fl_cli_opt run_opts[] = {
 		"sends rate / N requests/s with its own seed and gets 1/N of the in-flight "
 		"ceiling; a step's latencies are their histograms merged exactly (the p95 of all "
 		"their requests, not an average), counts and rates summed"),
+	FL_OPT_STR("driver-ssh", cfg.driver_ssh, "HOST[=DIR][,...]", NULL, "run drivers 1.. of "
+		"each instance on other hosts (one host, or one per driver after the first; "
+		"driver 0 stays here), each as `ssh HOST DIR/bin/frontload-driver --tls-dir "
+		"DIR/tls --control ...` (no =DIR: frontload-driver from the remote PATH, its "
+		"default certificates); the step protocol runs over ssh's stdin and stdout, the "
+		"driver's stderr goes to its log here, it writes no --json or trace there; needs "
+		"--leaf (an address those hosts reach) and --drivers >= 2"),
+	FL_OPT_STR("ssh", cfg.ssh, "\"CMD\"", "ssh -o BatchMode=yes", "the ssh command "
+		"--driver-ssh runs, split on spaces (add -i KEY, -p PORT, -F CONFIG here)"),
 	FL_OPT_FLAG("pin", cfg.pin, "also pin the mock, leaf and driver of an instance to "
 		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
 	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
@@ -257,6 +266,11 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 	}
 	if (fl_search_config_check(&c->search, err, errlen) != 0)
 		return -1;
+	if (c->driver_ssh && (c->drivers < 2 || c->leaf == NULL)) {
+		fl_errf(err, errlen, "--driver-ssh: needs --drivers 2 or more (driver 0 runs "
+			"here) and --leaf (an address the driver hosts can reach)");
+		return -1;
+	}
 	/* Well past the SLA, so a timeout is a failed request, yet short enough that an
 	 * overloaded step does not drag on. */
 	c->driver_timeout_s = fmax(3.0, 4 * c->search.sla_p95_ms / 1000);

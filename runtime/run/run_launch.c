@@ -72,6 +72,25 @@ static void argv_split(struct run_argv *a, const char *text)
 	}
 }
 
+/* s as one word of a POSIX shell command line: ssh hands the remote shell one string. */
+static void argv_add_quoted(struct run_argv *a, const char *s)
+{
+	char q[8192];
+	size_t n = 0;
+	q[n++] = '\'';
+	for (; *s && n + 6 < sizeof q; s++) {
+		if (*s == '\'') {
+			memcpy(q + n, "'\\''", 4);
+			n += 4;
+		} else {
+			q[n++] = *s;
+		}
+	}
+	q[n++] = '\'';
+	q[n] = 0;
+	argv_add(a, "%s", q);
+}
+
 /* --tls-dir for a child, when the run was given one. */
 static void argv_tls_dir(struct run_argv *a, const struct fl_run_config *c)
 {
@@ -170,7 +189,10 @@ static int run_start_driver(struct fl_run *r, struct fl_run_instance *in, unsign
 
 	snprintf(path, sizeof path, "%s/%s.jsonl", r->dir, dv->proc.name);
 	dv->jsonl = fopen(path, "we");
-	argv_add(&a, "%s", drv_bin);
+	if (dv->host[0] && dv->home[0])
+		argv_add(&a, "%s/bin/frontload-driver", dv->home);
+	else
+		argv_add(&a, "%s", dv->host[0] ? "frontload-driver" : drv_bin);
 	argv_add(&a, "--leaf");
 	argv_add(&a, "%s", in->leaf_addr);
 	argv_add(&a, "--control");
@@ -180,11 +202,13 @@ static int run_start_driver(struct fl_run *r, struct fl_run_instance *in, unsign
 	argv_add(&a, "%.17g", c->search.sla_p95_ms);
 	argv_add(&a, "--timeout-s");
 	argv_add(&a, "%.17g", c->driver_timeout_s);
-	argv_add(&a, "--json");
-	argv_add(&a, "%s", dv->json_path);
+	if (!dv->host[0]) {
+		argv_add(&a, "--json");
+		argv_add(&a, "%s", dv->json_path);
+	}
 	if (c->tls)
 		argv_add(&a, "--tls");
-	if (c->trace) {
+	if (c->trace && !dv->host[0]) {
 		argv_add(&a, "--trace-csv");
 		if (in->ndrv > 1)
 			argv_add(&a, "%s/trace-%u.%u.csv", r->dir, in->index, d);
@@ -193,11 +217,65 @@ static int run_start_driver(struct fl_run *r, struct fl_run_instance *in, unsign
 		else
 			argv_add(&a, "%s/trace.csv", r->dir);
 	}
-	argv_tls_dir(&a, c);
+	if (!dv->host[0]) {
+		argv_tls_dir(&a, c);
+	} else if (dv->home[0]) {
+		argv_add(&a, "--tls-dir");
+		argv_add(&a, "%s/tls", dv->home);
+	}
 	argv_split(&a, c->driver_args);
-	rc = run_spawn(r, &dv->proc, &a, &in->driver_cpus, 1);
+	if (!dv->host[0]) {
+		rc = run_spawn(r, &dv->proc, &a, &in->driver_cpus, 1);
+		argv_free(&a);
+		return rc;
+	}
+	/* Remote: ssh HOST and the driver's command line, each word quoted for its shell. */
+	struct run_argv s = { 0 };
+	argv_split(&s, c->ssh);
+	if (s.n > 0 && strchr(s.v[0], '/') == NULL &&
+	    run_find_program(r, s.v[0], path, sizeof path) == 0) {
+		char *found = strdup(path);  /* spawned by path: the PATH's */
+		if (found != NULL) {
+			free(s.v[0]);
+			s.v[0] = found;
+		}
+	}
+	argv_add(&s, "%s", dv->host);
+	argv_add(&s, "--");
+	for (int k = 0; k < a.n; k++)
+		argv_add_quoted(&s, a.v[k]);
+	rc = run_spawn(r, &dv->proc, &s, NULL, 1);
+	argv_free(&s);
 	argv_free(&a);
 	return rc;
+}
+
+/* --driver-ssh: the host (and directory) of each driver after the first. 0 or -1. */
+static int run_driver_hosts(struct fl_run *r, struct fl_run_instance *in)
+{
+	const char *list = r->cfg.driver_ssh;
+	char spec[1300];
+	unsigned count;
+
+	for (unsigned d = 1; list && d < in->ndrv; d++) {
+		if (run_list_item(list, d - 1, in->ndrv - 1, spec, sizeof spec, &count) != 0) {
+			run_set_status(r, FL_RUN_FAILED, "--driver-ssh: give one HOST[=DIR], or one "
+				"per driver after the first (%u)", in->ndrv - 1);
+			return -1;
+		}
+		char *eq = strchr(spec, '=');
+		if (eq)
+			*eq = 0;
+		if (spec[0] == 0 || strlen(spec) >= sizeof in->drv[d].host ||
+		    (eq && (eq[1] == 0 || strlen(eq + 1) >= sizeof in->drv[d].home))) {
+			run_set_status(r, FL_RUN_FAILED, "--driver-ssh: '%s' is not HOST[=DIR]",
+				spec);
+			return -1;
+		}
+		snprintf(in->drv[d].host, sizeof in->drv[d].host, "%s", spec);
+		snprintf(in->drv[d].home, sizeof in->drv[d].home, "%s", eq ? eq + 1 : "");
+	}
+	return 0;
 }
 
 int run_start(struct fl_run *r)
@@ -347,10 +425,13 @@ int run_start(struct fl_run *r)
 		    sizeof in->leaf_addr)) != 0)
 			return rc;
 	}
-	for (unsigned i = 0; i < r->ninst; i++)
+	for (unsigned i = 0; i < r->ninst; i++) {
+		if (run_driver_hosts(r, &r->inst[i]) != 0)
+			return -1;
 		for (unsigned d = 0; d < r->inst[i].ndrv; d++)
 			if (run_start_driver(r, &r->inst[i], d, drv_bin) != 0)
 				return -1;
+	}
 	return 0;
 }
 

@@ -808,8 +808,10 @@ static json_t *instance_json(const struct fl_run *r, unsigned i)
 	if (in->ndrv > 1) {
 		json_t *drv = json_array();
 		for (unsigned d = 0; d < in->ndrv; d++)
-			json_array_append_new(drv, json_pack("{sisIso}", "driver", (int)d, "seed",
-				(json_int_t)in->drv[d].seed, "process", proc_json(&in->drv[d].proc, 1)));
+			json_array_append_new(drv, json_pack("{sisIsoso}", "driver", (int)d, "seed",
+				(json_int_t)in->drv[d].seed, "host", in->drv[d].host[0] ?
+				json_string(in->drv[d].host) : json_null(), "process",
+				proc_json(&in->drv[d].proc, 1)));
 		json_object_set_new(j, "drivers", drv);
 	}
 	if (r->final_step >= 0) {
@@ -882,6 +884,8 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "mock_args", c->mock_args ? json_string(c->mock_args) :
 		json_null());
 	json_object_set_new(j, "driver_args", c->driver_args ? json_string(c->driver_args) :
+		json_null());
+	json_object_set_new(j, "driver_ssh", c->driver_ssh ? json_string(c->driver_ssh) :
 		json_null());
 	json_object_set_new(j, "ready_timeout_seconds", jreal(c->ready_timeout_s));
 	json_object_set_new(j, "clock_bound_ms", jreal(c->clock_bound_ms));

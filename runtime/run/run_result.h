@@ -101,6 +101,8 @@ struct fl_run_config {
 	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
+	const char *driver_ssh;    /* --driver-ssh HOST[=DIR][,...]: drivers 1.. remote, or NULL */
+	const char *ssh;           /* --ssh: the ssh command, split on spaces */
 	double ready_timeout_s;
 	double driver_timeout_s;   /* the driver's --timeout-s (10): bounds a step's drain */
 	double clock_bound_ms;     /* remote hosts' clocks may differ from ours by this */
@@ -110,6 +112,9 @@ struct fl_run_config {
 struct fl_run_driver {
 	struct fl_proc proc;
 	uint64_t seed;                   /* its --seed: --seed + instance + d x instances */
+	char host[256];                  /* ssh destination it runs on; "": this host */
+	char home[1024];                 /* there: the frontload directory (bin/, tls/); "":
+	                                    frontload-driver from the remote PATH */
 	char json_path[4096];            /* its --json */
 	char *line;                      /* output not yet a full line */
 	size_t line_len, line_cap;

@@ -1,11 +1,12 @@
 #!/bin/sh
 # deploy_netns.sh: runtime/deploy/site.yml across "hosts" made on this one.
 #
-# Three network namespaces (leaf, mock, driver), each with its own sshd on its own address
-# and a key made for the test, hang off a bridge in a fourth (ctl) namespace, where
+# Four network namespaces (leaf, mock, two drivers), each with its own sshd on its own
+# address and a key made for the test, hang off a bridge in a fifth (ctl) namespace, where
 # ansible-playbook runs with an inventory naming them:
 #
-#   ctl 10.79.0.1 (bridge) --- leaf 10.79.0.2, mock 10.79.0.3, driver 10.79.0.4
+#   ctl 10.79.0.1 (bridge) --- leaf 10.79.0.2, mock 10.79.0.3, driver 10.79.0.4,
+#                              driver2 10.79.0.5
 #
 # The namespaces share this host's filesystem, so each "host" gets its own directory
 # (fl_root = $T/hosts/<host>); copying the build is checked by the build id stamped into
@@ -20,6 +21,9 @@
 #   - result.json carries the remote stats (leaf_stats.source "wire", the final window's
 #     stage CPU, the mock's end stats) and both remote clocks, and its build id is the
 #     controller's, as is every host's installed config.json;
+#   - the second driver host ran the run's second driver: the first driver host ssh'ed
+#     into it (its sshd logged the key from 10.79.0.4), result.json names it
+#     (instances[0].drivers[1].host) and that driver's OK replies are in the merged step;
 #   - re-running the install part changes nothing (PLAY RECAP changed=0 on every host);
 #   - afterwards no frontload process is left in any namespace, and after teardown no
 #     namespace and no sshd of the test is left.
@@ -37,9 +41,10 @@ P=$$
 NS_CTL=fl-dep-$P-ctl
 FL_NETNS=""
 SSHD_PIDS=""
-HOSTS="leaf mock driver"
+HOSTS="leaf mock driver driver2"
 ip_of() {
-	case $1 in leaf) echo 10.79.0.2 ;; mock) echo 10.79.0.3 ;; driver) echo 10.79.0.4 ;; esac
+	case $1 in leaf) echo 10.79.0.2 ;; mock) echo 10.79.0.3 ;; driver) echo 10.79.0.4 ;;
+	driver2) echo 10.79.0.5 ;; esac
 }
 
 teardown() {
@@ -82,23 +87,9 @@ for h in $HOSTS; do
 done
 
 # One key for the client, one host key; an sshd per namespace on its own address.
-mkdir -p "$T/ssh" /run/sshd  # sshd's privilege separation directory (the package's)
-ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/id" || fail "ssh-keygen (client key)"
-ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/host" || fail "ssh-keygen (host key)"
-cp "$T/ssh/id.pub" "$T/ssh/authorized_keys"
+sshd_setup
 for h in $HOSTS; do
-	cat >"$T/ssh/sshd-$h.conf" <<EOF
-ListenAddress $(ip_of "$h")
-HostKey $T/ssh/host
-PidFile $T/ssh/sshd-$h.pid
-AuthorizedKeysFile $T/ssh/authorized_keys
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-Subsystem sftp /usr/lib/openssh/sftp-server
-EOF
+	sshd_conf "$(ip_of "$h")" "sshd-$h" >"$T/ssh/sshd-$h.conf"
 	ip netns exec "fl-dep-$P-$h" "$SSHD" -D -e -f "$T/ssh/sshd-$h.conf" \
 		>"$T/sshd-$h.log" 2>&1 &
 	SSHD_PIDS="$SSHD_PIDS $!"
@@ -140,6 +131,8 @@ all:
         driverhost:
           ansible_host: $(ip_of driver)
           fl_run_args: "--qps 10 --duration 3 --warmup-seconds 1"
+          fl_driver_ssh: "$SSH"
+        driver2host: { ansible_host: $(ip_of driver2) }
 EOF
 export ANSIBLE_LOCAL_TEMP="$T/ansible-local" ANSIBLE_REMOTE_TEMP="$T/ansible-remote"
 export ANSIBLE_PIPELINING=True ANSIBLE_NOCOLOR=1 ANSIBLE_FORKS=4
@@ -188,9 +181,18 @@ assert_eq "$(get "$R" clocks.hosts.1.role)" mock "clocks.hosts.1"
 id=$(get "$T/results/.deploy/bundle/bin/config.json" build_id)
 [ ${#id} = 64 ] || fail "bundle build id '$id'"
 assert_eq "$(get "$R" build.build_id)" "$id" "result.json build.build_id"
-for h in leafhost mockhost driverhost; do
+for h in leafhost mockhost driverhost driver2host; do
 	assert_eq "$(get "$D/$h/config.json" build_id)" "$id" "$h's installed build id"
 done
+
+# The second driver, started over ssh from the first driver host on the second.
+assert_eq "$(jq '.config.drivers' "$R")" 2 "config.drivers (one per driver host)"
+assert_eq "$(jq -r '.instances[0].drivers[1].host' "$R")" "root@$(ip_of driver2)" \
+	"the second driver's host"
+ok2=$(jq '.steps[-1].instances[0].drivers[1].ok' "$R")
+assert_gt "$ok2" 0 "OK replies of the driver on driver2host"
+grep -q "Accepted publickey for root from $(ip_of driver)" "$T/sshd-driver2.log" ||
+	fail "driver2host's sshd saw no login from the first driver host: $(tail -n 3 "$T/sshd-driver2.log")"
 
 # Nothing of the run left in any namespace: only the sshds.
 for h in $HOSTS; do
@@ -205,7 +207,7 @@ FL_SERVERS="$FL_SERVERS play2"
 playbook -e fl_run_id=r2 --tags install >"$T/play2.log" 2>&1 ||
 	fail "ansible-playbook --tags install: $(grep -E 'fatal|ERROR' "$T/play2.log" | head -n 3)"
 recap=$(sed -n '/PLAY RECAP/,$p' "$T/play2.log" | grep -c 'changed=0')
-assert_eq "$recap" 4 "hosts with changed=0 on re-running the install (localhost + 3)"
+assert_eq "$recap" 5 "hosts with changed=0 on re-running the install (localhost + 4)"
 
 teardown
 for h in ctl $HOSTS; do
@@ -213,4 +215,5 @@ for h in ctl $HOSTS; do
 done
 ps -eo args | grep -q "[s]s[h].*$T/ssh" && fail "an ssh or sshd of the test is left"
 echo "deploy: leaf in its namespace on CPU 0, final window extract $cpu ns over the wire," \
-	"build ${id%"${id#????????????}"} on 3 hosts, install re-run changed=0"
+	"build ${id%"${id#????????????}"} on 4 hosts, driver 2 over ssh ($ok2 OK), install" \
+	"re-run changed=0"

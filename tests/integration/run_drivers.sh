@@ -14,7 +14,9 @@
 #     with jq from the drivers' histograms (hist.h: bucket midpoint clamped to [min,
 #     max]), to the 1e-4 ms result.json writes, and lies within [min, max] of the
 #     drivers' own p95s;
-#   - every line of the drivers' jsonl carries latency_hist_ns.
+#   - every line of the drivers' jsonl carries latency_hist_ns;
+#   - a second run with driver0.1 killed (SIGKILL) mid-step fails (exit 1, status failed,
+#     status_reason naming driver0.1 and its pid), as a run with one driver does.
 # Nothing here judges timing (the rate is low and no figure is compared with a bound).
 . "$(dirname "$0")/common.inc"
 
@@ -106,9 +108,30 @@ flt "$got" ">=" "$lo" && flt "$got" "<=" "$hi" ||
 jq -e "$S.p95_interval_ms.lo <= $S.p95_ms and $S.p95_ms <= $S.p95_interval_ms.hi" "$R" \
 	>/dev/null || fail "p95 outside its interval: $(jq -c "$S.p95_interval_ms" "$R")"
 
+# One driver killed mid-step: the step fails and the run names it, as with one driver.
+O2=$T/run2
+(cd "$T" && exec "$RUN" run --qps 20 --duration 30 --warmup-seconds 1 --drivers 2 \
+	--out "$O2") >"$T/run2.out" 2>"$T/run2.log" &
+rpid=$!
+FL_PIDS="$FL_PIDS $rpid"
+t1=$(date +%s)
+until grep -q "started driver0.1 (pid" "$T/run2.log" 2>/dev/null; do
+	running "$rpid" || fail "frontload run ended before its second driver started"
+	[ $(($(date +%s) - t1)) -lt 30 ] || fail "no second driver within 30 s"
+	sleep 0.1
+done
+dpid=$(sed -n 's/.*started driver0.1 (pid \([0-9]*\).*/\1/p' "$T/run2.log")
+sleep 3
+kill -9 "$dpid"
+wait_run "$rpid" "$t1" 60 "frontload run with a driver killed"
+assert_eq "$rc" 1 "exit status with driver0.1 killed"
+assert_eq "$(get "$O2/result.json" status)" failed "status with a driver killed"
+getd "$O2/result.json" status_reason "" | grep -q "driver0.1 (pid $dpid)" ||
+	fail "status_reason does not name driver0.1: $(getd "$O2/result.json" status_reason ?)"
+
 sleep 0.5
 for n in frontload-leaf frontload-mock frontload-driver; do
-	! pgrep -f "$O.*$n\|$n.*$O" >/dev/null 2>&1 || fail "$n of the run left behind"
+	! pgrep -f "$T/run.*$n\|$n.*$T/run" >/dev/null 2>&1 || fail "$n of a run left behind"
 done
 echo "2 drivers (seeds 7, 8) at 20 qps each: $ok OK, merged p95 $got ms (pooled $want)" \
 	"within drivers' [$lo, $hi]; $(elapsed) s"
