@@ -447,6 +447,18 @@ static void parse_line(char *line, struct fl_run_obs *o, uint64_t seed)
 	free(line);
 }
 
+/* o := an instance observation with n driver slots, the first parsed from h's line with
+ * seed; the others are left to the caller. */
+static void drivers_first(struct fl_run_obs *o, unsigned n, const struct fl_hist *h,
+	uint64_t seed)
+{
+	memset(o, 0, sizeof *o);
+	o->ndrv = n;
+	o->drv = calloc(n, sizeof *o->drv);
+	assert_non_null(o->drv);
+	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o->drv[0], seed);
+}
+
 /* 7. --drivers: three drivers of one instance (one with no OK reply) merge into the
  * instance's observation: counts, rates, errors by kind and ceilings summed; p50..max
  * and the p95 interval are those of one histogram of every driver's latencies (not an
@@ -570,10 +582,7 @@ static void test_drivers_merge_edges(void **state)
 	struct fl_run_obs one, o;
 	char err[512];
 	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &one, 9);
-	memset(&o, 0, sizeof o);
-	o.ndrv = 1;
-	o.drv = calloc(1, sizeof *o.drv);
-	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 9);
+	drivers_first(&o, 1, h, 9);
 	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), 0);
 	assert_true(o.lat.p50 == one.lat.p50 && o.lat.p90 == one.lat.p90);
 	assert_true(o.lat.p95 == one.lat.p95 && o.lat.p99 == one.lat.p99);
@@ -584,20 +593,14 @@ static void test_drivers_merge_edges(void **state)
 	fl_result_obs_free(&o);
 
 	/* A driver that never reported: its slot stays zeroed. */
-	memset(&o, 0, sizeof o);
-	o.ndrv = 2;
-	o.drv = calloc(2, sizeof *o.drv);
-	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	drivers_first(&o, 2, h, 1);
 	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), 0);
 	assert_true(o.lat.p95 == one.lat.p95);
 	assert_true(o.window_s == 0);  /* so the step is not complete */
 	fl_result_obs_free(&o);
 
 	/* No histogram though it measured. */
-	memset(&o, 0, sizeof o);
-	o.ndrv = 2;
-	o.drv = calloc(2, sizeof *o.drv);
-	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	drivers_first(&o, 2, h, 1);
 	parse_line(driver_line(h, 30, 3000, 0, 64, 0), &o.drv[1], 2);
 	err[0] = 0;
 	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), -1);
@@ -613,10 +616,7 @@ static void test_drivers_merge_edges(void **state)
 	json_object_set_new(j, "latency_hist_ns", fl_hist_to_json(small));
 	line = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
-	memset(&o, 0, sizeof o);
-	o.ndrv = 2;
-	o.drv = calloc(2, sizeof *o.drv);
-	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	drivers_first(&o, 2, h, 1);
 	parse_line(line, &o.drv[1], 2);
 	err[0] = 0;
 	assert_int_equal(fl_result_obs_merge(&o, err, sizeof err), -1);
@@ -624,10 +624,7 @@ static void test_drivers_merge_edges(void **state)
 	fl_result_obs_free(&o);
 
 	/* A malformed one: refused with hist_json's reason. */
-	memset(&o, 0, sizeof o);
-	o.ndrv = 2;
-	o.drv = calloc(2, sizeof *o.drv);
-	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[0], 1);
+	drivers_first(&o, 2, h, 1);
 	parse_line(driver_line(h, 30, 3000, 0, 64, 1), &o.drv[1], 2);
 	json_object_set_new(o.drv[1].hist_json, "sub_bits", json_integer(6));
 	err[0] = 0;
