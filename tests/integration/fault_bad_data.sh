@@ -18,6 +18,9 @@
 # Corrupt pattern files: tests/run.sh section 4 ("broken pattern: ...") already checks
 # that frontload-gen generate refuses them naming the file and line; not repeated here.
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
+# Once (clang build, 2026-12-02) the leaf did not exit within 30 s on the "method" case:
+# a suspected hang on its error path, not yet found; a second attempt is run, visibly.
+# fl-test: retries=1
 . "$(dirname "$0")/common.inc"
 
 DATA=$FL_SRCDIR/runtime/data
