@@ -13,7 +13,7 @@
 #include "run_search.h"
 
 /* What a synthetic step is made to do, whatever the model says. */
-enum force { F_NONE, F_PASS, F_FAIL, F_STRADDLE, F_DRIVER };
+enum force { F_NONE, F_PASS, F_FAIL, F_STRADDLE, F_DRIVER, F_STARVED };
 
 /* A service whose p95 is 200 ms far below the knee and reaches the SLA (700 ms) exactly
  * at `knee` qps, rising steeply past it; replies keep up to `capacity` qps. Noise
@@ -70,6 +70,8 @@ static struct fl_search_obs model_measure(struct model *m, const struct fl_searc
 		o.p95_hi_ms = 730;
 	}
 	o.driver_limited = f == F_DRIVER;
+	if (f == F_STARVED)  /* a cold leaf: a fifth of the replies came back */
+		o.achieved_qps = 0.2 * q;
 	m->calls++;
 	return o;
 }
@@ -535,6 +537,80 @@ static void test_judge(void **state)
 	assert_string_equal(fl_verdict_name(FL_VERDICT_UNSURE), "unsure");
 }
 
+/* Achieved is counted as replies arrive, so the replies in flight when the window closes
+ * are not a shortfall: at 1.5 qps over 15 s (22.5 requests) one late reply is 4.4%
+ * short, and 5% would fail it. The allowance is 1 + offered x min(p95, SLA) requests;
+ * at 100 qps the 5% rule is the larger and still decides. */
+static void test_achieved_edge_slack(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	char why[320];
+	fl_search_config_default(&c);
+	struct fl_search_obs o = { .requested_qps = 1.5, .offered_qps = 1.5, .achieved_qps = 1.4,
+		.p95_ms = 600, .p95_lo_ms = 550, .p95_hi_ms = 650, .latencies = 21, .requests = 22,
+		.window_s = 15 };
+	/* (1 + 1.5 x 0.6) / 15 = 0.127 qps of slack; 5% is 0.075. */
+	assert_true(fabs(fl_search_achieved_slack(&c, &o) - 1.9 / 15) < 1e-9);
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_PASS);
+	o.window_s = 0;  /* window unknown: the 5% rule alone, which fails it */
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
+	assert_non_null(strstr(why, "achieved 1.4 qps"));
+	o.window_s = 15;
+	o.achieved_qps = 1.2;  /* 4.5 requests short: a real shortfall */
+	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
+	/* A p95 past the SLA widens the allowance no further than the SLA does. */
+	o.p95_ms = 5000;
+	assert_true(fabs(fl_search_achieved_slack(&c, &o) - (1 + 1.5 * 0.7) / 15) < 1e-9);
+
+	struct fl_search_obs h = { .requested_qps = 100, .offered_qps = 100, .achieved_qps = 94.9,
+		.p95_ms = 650, .p95_lo_ms = 640, .p95_hi_ms = 660, .latencies = 1423,
+		.requests = 1500, .window_s = 15 };
+	assert_true(fabs(fl_search_achieved_slack(&c, &h) - 5) < 1e-9);
+	assert_int_equal(fl_search_judge(&c, &h, NULL, 0), FL_VERDICT_FAIL);
+	h.achieved_qps = 95.1;
+	assert_int_equal(fl_search_judge(&c, &h, NULL, 0), FL_VERDICT_PASS);
+}
+
+/* The first probe meets a cold leaf and saturates: it runs again at the same rate, 4 x
+ * longer, once, and the capacity rests on the second measurement. A leaf that really
+ * is slower than --start-qps saturates the second time too, and the search goes on from
+ * what that probe answered. */
+static void test_first_probe_reprobed(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	fl_search_config_default(&c);
+	struct model m = model_make(137, 3);
+	m.force[0] = F_STARVED;
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_true(s.reprobed);
+	assert_int_equal(s.probes[1].step.phase, FL_PHASE_PROBE);
+	assert_true(s.probes[1].step.qps == s.probes[0].step.qps);
+	assert_true(s.probes[1].step.duration_s == 4 * s.probes[0].step.duration_s);
+	assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
+	assert_true(s.converged);
+	assert_true(s.sla_bound_qps <= 137 && s.sla_bound_qps >= 137 / 1.05 * 0.97);
+
+	/* Capacity 3.3 qps below --start-qps 4: saturated twice, capacity 3.3. */
+	m = model_make(3, 5);
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_true(s.reprobed);
+	assert_true(s.capacity_saturated);
+	assert_true(fabs(s.capacity_qps - 3 * 1.1) < 1e-6);
+	assert_int_equal(s.probes[2].step.phase, FL_PHASE_BRACKET);
+
+	/* A warm probe with enough requests that saturates is believed at once. */
+	m = model_make(137, 7);
+	m.force[2] = F_STARVED;  /* the probe at 64 qps: 128 requests due */
+	run_search(&s, &c, &m);
+	assert_false(s.reprobed);
+	assert_true(fabs(s.capacity_qps - 0.2 * 64) < 1e-6);
+}
+
 /* The order-statistics interval (quantile_ci.h), step sizing and the in-flight ceiling. */
 static void test_interval_sizing(void **state)
 {
@@ -632,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_always_pass_to_max),
 		cmocka_unit_test(test_noisy_false_pass),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_achieved_edge_slack),
+		cmocka_unit_test(test_first_probe_reprobed),
 		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),
 	};

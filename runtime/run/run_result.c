@@ -284,6 +284,7 @@ void fl_result_step_aggregate(struct fl_run_step *st)
 
 	memset(s, 0, sizeof *s);
 	s->latencies = UINT64_MAX;
+	s->window_s = st->duration_s;
 	memset(&st->worst, 0, sizeof st->worst);
 	st->overloaded = st->timeouts = 0;
 	st->complete = st->ninst > 0;
@@ -928,6 +929,7 @@ static json_t *search_json(const struct fl_search *s)
 	json_object_set_new(j, "final_windows", json_integer(s->finals));
 	json_object_set_new(j, "capacity_qps", jrate(s->capacity_qps));
 	json_object_set_new(j, "capacity_saturated", json_boolean(s->capacity_saturated));
+	json_object_set_new(j, "capacity_reprobed", json_boolean(s->reprobed));
 	json_object_set_new(j, "lo_qps", jrate(s->lo));
 	json_object_set_new(j, "hi_qps", jrate(s->hi));
 	json_object_set_new(j, "final_qps", jrate(s->final_qps));

@@ -12,6 +12,8 @@
 #define SEARCH_SATURATED 0.85   /* a probe whose replies fall below this x offered */
 #define SEARCH_START_FRAC 0.8   /* the bracket starts at this x capacity */
 #define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
+#define SEARCH_REPROBE_X 4.0    /* a saturated probe is repeated this x longer, once */
+#define SEARCH_REPROBE_MIN 32.0 /* ...when it was the first, or had fewer requests due */
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -135,6 +137,21 @@ static enum fl_verdict judge_latency(const struct fl_search_config *c,
 	return FL_VERDICT_UNSURE;
 }
 
+/* How far (qps) achieved may fall below offered: (1 - min_achieved) x offered, or, when
+ * larger, the replies still in flight when the window closes, 1 + offered x min(p95, SLA)
+ * requests over the window. Replies are counted as they arrive, so at a few qps one
+ * request sent in the window's last p95 (an edge effect, not a shortfall of the service)
+ * is more than 5%; past the SLA, latency is the latency test's to judge. */
+double fl_search_achieved_slack(const struct fl_search_config *c, const struct fl_search_obs *o)
+{
+	double ref = o->offered_qps > 0 ? o->offered_qps : o->requested_qps;
+	double frac = (1 - c->min_achieved) * ref;
+	if (!(o->window_s > 0) || !isfinite(o->p95_ms))
+		return frac;
+	double lat_s = fmin(o->p95_ms, c->sla_p95_ms) / 1000;
+	return fmax(frac, (1 + ref * lat_s) / o->window_s);
+}
+
 enum fl_verdict fl_search_judge(const struct fl_search_config *c,
 	const struct fl_search_obs *o, char *why, size_t whylen)
 {
@@ -150,9 +167,11 @@ enum fl_verdict fl_search_judge(const struct fl_search_config *c,
 			"back (driver_limited)");
 		v = FL_VERDICT_UNJUDGED;
 	} else {
-		if (!(o->achieved_qps >= c->min_achieved * ref))
-			why_add(buf, sizeof buf, "achieved %.1f qps < %.0f%% of offered %.1f qps",
-				o->achieved_qps, c->min_achieved * 100, ref);
+		double slack = fl_search_achieved_slack(c, o);
+		if (!(o->achieved_qps >= ref - slack))
+			why_add(buf, sizeof buf, "achieved %.1f qps < offered %.1f qps - %.2f "
+				"(the larger of %.0f%% and the requests in flight at the window's "
+				"end)", o->achieved_qps, ref, slack, (1 - c->min_achieved) * 100);
 		double rate = (double)o->errors / (double)o->requests;
 		if (!(rate < c->max_error_rate))
 			why_add(buf, sizeof buf, "errors %.2f%% >= %g%%", rate * 100,
@@ -392,6 +411,17 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 	double q = s->next.qps;
 
 	s->cap_probes++;
+	if (o->achieved_qps < SEARCH_SATURATED * ref && !s->reprobed &&
+	    (s->cap_probes == 1 || ref * s->next.duration_s < SEARCH_REPROBE_MIN)) {
+		/* The first probe meets a cold leaf (page faults in the library, cold
+		 * caches), and a short one loses its last p95 of replies to the window's
+		 * edge: before the capacity rests on it, measure the rate again, longer. */
+		double d = s->next.duration_s * SEARCH_REPROBE_X;
+		s->reprobed = 1;
+		search_set(s, q, FL_PHASE_PROBE);
+		s->next.duration_s = d;
+		return;
+	}
 	if (o->achieved_qps < SEARCH_SATURATED * ref) {
 		s->capacity_saturated = 1;
 		/* Nothing came back: the rate before (or the start) is all we know. */

@@ -10,7 +10,10 @@
  *             time, with the driver's in-flight ceiling held at probe_inflight, so the
  *             leaf sees a bounded (closed-loop-like) concurrency. The first probe whose
  *             replies fall below 85% of the offered rate saturated the leaf: its reply
- *             rate is the capacity C. No probe is judged against the SLA.
+ *             rate is the capacity C. A probe that saturates when it is the first (a cold
+ *             leaf) or had fewer than 32 requests due (its last p95 of replies fall past
+ *             the window's edge) is first run again, 4x longer, once. No probe is judged
+ *             against the SLA.
  *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance; step^2 after two passes) while
  *             a step passes, down by it (faster each time) while one fails, so no step is
  *             pushed far past the knee.
@@ -33,8 +36,9 @@
  * Judging a step (fl_search_judge): with n latencies, the p95's 95% interval spans the
  * values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05) (common/quantile_ci.h; the driver
  * reports them).
- * A step passes when the interval lies at or below the SLA, achieved >= min_achieved x
- * offered and errors < max_error_rate of requests; it fails when the interval lies above
+ * A step passes when the interval lies at or below the SLA, achieved >= offered - slack
+ * (fl_search_achieved_slack: the larger of (1 - min_achieved) x offered and the replies
+ * in flight when the window closes) and errors < max_error_rate of requests; it fails when the interval lies above
  * the SLA or achieved or errors miss; it is UNSURE when the SLA lies inside the interval
  * (then the same rate is measured again for twice as long, up to max_step_s; still
  * unsure at max_step_s counts as a miss: the rate is not known to hold); it is UNJUDGED
@@ -119,7 +123,13 @@ struct fl_search_obs {
 	uint64_t requests;      /* requests due in the measured window */
 	uint64_t errors;        /* of those: errors, timeouts and OVERLOADED replies */
 	int driver_limited;     /* some instance's driver was the bottleneck */
+	double window_s;        /* measured seconds; <= 0: unknown (then no edge allowance) */
 };
+
+/* qps by which o's achieved rate may fall short of its offered rate and still pass:
+ * max((1 - min_achieved) x offered, (1 + offered x min(p95, SLA)) / window_s); only the
+ * first when window_s or p95 is unknown. */
+double fl_search_achieved_slack(const struct fl_search_config *c, const struct fl_search_obs *o);
 
 /* The verdict of o under c; why (may be NULL) says what failed, "ok", or why not judged. */
 enum fl_verdict fl_search_judge(const struct fl_search_config *c,
@@ -156,6 +166,7 @@ struct fl_search {
 	unsigned nprobes;           /* entries of probes[] */
 	unsigned judged_steps;      /* steps counted against max_steps */
 	unsigned cap_probes;        /* capacity probes run */
+	int reprobed;               /* a saturated probe was repeated, longer, once */
 	unsigned finals;            /* final windows run */
 	unsigned unjudged_run;      /* consecutive driver-limited repeats of next */
 	int final_converges;        /* the pending final window would converge the search */
