@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "corpus.h"
 #include "driver_engine.h"
 #include "driver_report.h"
@@ -173,7 +174,10 @@ static void drv_usage(FILE *f)
 "it holds [(INDEX %% 128 + 128) << s, that + 2^s - 1] ns). INFLIGHT sets the ceiling\n"
 "first (depth = ceil(INFLIGHT / (threads x connections)), at most %u per connection;\n"
 "without it, --depth auto sizes it as for any step). A line that cannot be run prints\n"
-"{\"error\": \"...\"}; \"quit\" or end of input ends the run.\n"
+"{\"error\": \"...\"}; \"quit\" or end of input ends the run. The line\n"
+"  clock\n"
+"prints {\"clock_wall_ns\": N}, this host's realtime clock (ns since the epoch) when read:\n"
+"frontload run stamps its own clock around it to measure a remote driver's offset.\n"
 "\n"
 "--json writes {\"tool\", \"config\", \"leaf\", \"interrupted\", \"steps\": [...]}; each step:\n"
 "  requested_qps; achieved_qps = goodput: OK replies received in the measured window /\n"
@@ -522,8 +526,15 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 			continue;
 		if (strcmp(cmd, "quit") == 0)
 			break;
+		if (strcmp(cmd, "clock") == 0 && n == 1) {
+			/* Read as late as possible: frontload run brackets it with its own. */
+			printf("{\"clock_wall_ns\":%llu}\n", (unsigned long long)fl_wall_ns());
+			fflush(stdout);
+			continue;
+		}
 		if (strcmp(cmd, "step") != 0 || (n != 4 && n != 5)) {
-			drv_control_error("expected: step QPS WARMUP_S DURATION_S [INFLIGHT], or quit");
+			drv_control_error("expected: step QPS WARMUP_S DURATION_S [INFLIGHT], clock, "
+				"or quit");
 			continue;
 		}
 		if (!(qps > 0) || !(warm >= 0) || !(dur > 0) || !isfinite(qps + warm + dur) ||

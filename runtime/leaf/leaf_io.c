@@ -23,6 +23,7 @@
 #include <openssl/ssl.h>
 
 #include "clock.h"
+#include "listener.h"
 #include "meter.h"
 #include "net.h"
 #include "overheads.h"
@@ -32,7 +33,6 @@
 
 #define IO_MAX_THREADS 256
 #define IO_BACKLOG 1024
-#define IO_ACCEPT_PAUSE_MS 100  /* listener off this long after accept() fails (EMFILE) */
 
 struct io_thread;
 struct io_conn;
@@ -70,10 +70,9 @@ struct io_thread {
 	pthread_t tid;
 	int started;
 	struct event_base *base;
-	struct evconnlistener *lis;
+	struct fl_listener *lis;     /* pauses accepting when accept() fails (listener.h) */
 	struct event *inbox_ev;      /* activated by RANKER threads: jobs are back */
 	struct event *stop_accept_ev; /* activated by main: disable the listener */
-	struct event *accept_retry_ev; /* timer: listener back on after an accept error */
 	pthread_mutex_t inbox_lock;  /* guards inbox */
 	struct fl_job *inbox_head, *inbox_tail;
 	struct event *stats_ev;      /* activated by main: STATS answers are ready */
@@ -561,27 +560,11 @@ static void io_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct 
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
-/* accept() failed with other than a retriable error: EMFILE, ENFILE, ENOBUFS, ENOMEM.
- * The connection stays in the backlog, so the listener is readable again at once and the
- * loop would spin on it. Keep serving the connections we have and pause accepting for
- * IO_ACCEPT_PAUSE_MS; what waits in the backlog is taken once descriptors free up. */
-static void io_accept_error_cb(struct evconnlistener *lis, void *arg)
+/* accept() failed (EMFILE...): the listener paused accepting (listener.h); count it. */
+static void io_accept_paused(void *arg)
 {
 	struct io_thread *t = arg;
-	struct timeval pause = { 0, IO_ACCEPT_PAUSE_MS * 1000 };
-
 	IO_ADD(t, accept_errors, 1);
-	evconnlistener_disable(lis);
-	event_add(t->accept_retry_ev, &pause);
-}
-
-static void io_accept_retry_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct io_thread *t = arg;
-	(void)fd;
-	(void)what;
-	if (t->lis && !t->draining)
-		evconnlistener_enable(t->lis);
 }
 
 /* A finished job (RANKER thread): into the owning IO thread's inbox. */
@@ -644,7 +627,7 @@ static void io_stop_accept_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (t->lis)
-		evconnlistener_disable(t->lis);
+		fl_listener_stop(t->lis);
 	t->draining = 1;
 }
 
@@ -734,34 +717,26 @@ struct fl_io *fl_io_new(const struct fl_io_config *cfg, char *err, size_t errlen
 		}
 		t->inbox_ev = event_new(t->base, -1, 0, io_inbox_cb, t);
 		t->stop_accept_ev = event_new(t->base, -1, 0, io_stop_accept_cb, t);
-		t->accept_retry_ev = evtimer_new(t->base, io_accept_retry_cb, t);
 		t->stats_ev = event_new(t->base, -1, 0, io_stats_cb, t);
-		if (!t->inbox_ev || !t->stop_accept_ev || !t->accept_retry_ev || !t->stats_ev) {
+		if (!t->inbox_ev || !t->stop_accept_ev || !t->stats_ev) {
 			snprintf(err, errlen, "io: event_new failed");
 			goto fail;
 		}
 		/* Thread 0 binds (maybe port 0); the others join the port it got. */
-		t->lis = evconnlistener_new_bind(t->base, io_accept_cb, t,
+		t->lis = fl_listener_new(&(struct fl_listener_cfg){ t->base, &ss, sslen, IO_BACKLOG,
 			LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE |
-			LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_THREADSAFE, IO_BACKLOG,
-			(struct sockaddr *)&ss, (int)sslen);
+			LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_THREADSAFE, io_accept_cb, io_accept_paused,
+			t });
 		if (!t->lis) {
 			snprintf(err, errlen, "cannot listen on %s port %u: %s", cfg->host,
 				(unsigned)(i ? io->port : cfg->port), strerror(errno));
 			goto fail;
 		}
-		evconnlistener_set_error_cb(t->lis, io_accept_error_cb);
 		if (i == 0) {
-			struct sockaddr_storage got;
-			socklen_t gotlen = sizeof(got);
-			if (getsockname(evconnlistener_get_fd(t->lis), (struct sockaddr *)&got,
-			    &gotlen) != 0) {
+			if (fl_listener_port(t->lis, &io->port) != 0) {
 				snprintf(err, errlen, "getsockname: %s", strerror(errno));
 				goto fail;
 			}
-			io->port = ntohs(got.ss_family == AF_INET6 ?
-				((struct sockaddr_in6 *)&got)->sin6_port :
-				((struct sockaddr_in *)&got)->sin_port);
 			fl_net_set_port(&ss, io->port);
 		}
 	}
@@ -798,7 +773,7 @@ void fl_io_stop_accepting(struct fl_io *io)
 		if (t->started)
 			event_active(t->stop_accept_ev, EV_READ, 1);
 		else if (t->lis)
-			evconnlistener_disable(t->lis);
+			fl_listener_stop(t->lis);
 	}
 }
 
@@ -861,14 +836,11 @@ void fl_io_free(struct fl_io *io)
 				conn_unref(c);
 			}
 		}
-		if (t->lis)
-			evconnlistener_free(t->lis);
+		fl_listener_free(t->lis);
 		if (t->inbox_ev)
 			event_free(t->inbox_ev);
 		if (t->stop_accept_ev)
 			event_free(t->stop_accept_ev);
-		if (t->accept_retry_ev)
-			event_free(t->accept_retry_ev);
 		if (t->stats_ev)
 			event_free(t->stats_ev);
 		if (t->base)

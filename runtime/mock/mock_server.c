@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "corpus.h"
 #include "frontload.pb-c.h"
+#include "listener.h"
 #include "memacct.h"
 #include "mock_methods.h"
 #include "net.h"
@@ -39,7 +40,6 @@
 
 #define MOCK_BACKLOG 1024
 #define MOCK_STOP_GRACE_MS 1000  /* pending replies get this long after a stop signal */
-#define MOCK_ACCEPT_PAUSE_MS 100  /* listener off this long after accept() fails (EMFILE) */
 
 /* Per-thread counters, listed once. Only the owning IO thread writes them (MOCK_STAT_ADD:
  * a relaxed load and store, no locked instruction); the stats writer reads them with
@@ -127,7 +127,7 @@ struct mock_io {
 	pthread_t thread;
 	int started;                       /* thread created (join it) */
 	struct event_base *base;
-	struct evconnlistener *lis;
+	struct fl_listener *lis;     /* pauses accepting when accept() fails (listener.h) */
 	struct mock_conn *conns;           /* open connections */
 	unsigned nconns;
 	int stopping;                      /* stop signal seen: exit once conns drain */
@@ -610,27 +610,11 @@ static void io_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct 
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
-static void io_accept_retry_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	struct mock_io *io = arg;
-	if (io->lis && !io->stopping)
-		evconnlistener_enable(io->lis);
-}
-
-/* accept() failed with other than a retriable error: EMFILE, ENFILE, ENOBUFS, ENOMEM.
- * The connection stays in the backlog, so the listener is readable again at once and the
- * loop would spin on it. Keep serving the connections we have and pause accepting for
- * MOCK_ACCEPT_PAUSE_MS; what waits in the backlog is taken once descriptors free up. */
-static void io_accept_error_cb(struct evconnlistener *lis, void *arg)
+/* accept() failed (EMFILE...): the listener paused accepting (listener.h); count it. */
+static void io_accept_paused(void *arg)
 {
 	struct mock_io *io = arg;
-	struct timeval pause = { 0, MOCK_ACCEPT_PAUSE_MS * 1000 };
 	MOCK_STAT_ADD(io, accept_errors, 1);
-	evconnlistener_disable(lis);
-	if (event_base_once(io->base, -1, EV_TIMEOUT, io_accept_retry_cb, io, &pause) != 0)
-		evconnlistener_enable(lis);  /* no timer: spinning beats never accepting again */
 }
 
 /* Stop request from the main thread, run on the IO thread: no new connections, no new
@@ -641,10 +625,8 @@ static void io_stop_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct mock_io *io = arg;
 	io->stopping = 1;
-	if (io->lis) {
-		evconnlistener_free(io->lis);
-		io->lis = NULL;
-	}
+	fl_listener_free(io->lis);
+	io->lis = NULL;
 	struct timeval grace = { MOCK_STOP_GRACE_MS / 1000, (MOCK_STOP_GRACE_MS % 1000) * 1000 };
 	event_base_loopexit(io->base, &grace);
 	for (struct mock_conn *c = io->conns, *next; c; c = next) {
@@ -808,9 +790,10 @@ struct mock_server *mock_server_new(const struct mock_config *cfg, const struct 
 			goto fail;
 		}
 		/* The first listener picks the port when it is 0; the rest join it. */
-		io->lis = evconnlistener_new_bind(io->base, io_accept_cb, io,
-			LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE |
-			LEV_OPT_REUSEABLE_PORT, MOCK_BACKLOG, (struct sockaddr *)&ss, (int)sslen);
+		io->lis = fl_listener_new(&(struct fl_listener_cfg){ io->base, &ss, sslen,
+			MOCK_BACKLOG, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC |
+			LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT, io_accept_cb, io_accept_paused,
+			io });
 		if (!io->lis) {
 			int e = errno;
 			if (i > 0)
@@ -818,22 +801,12 @@ struct mock_server *mock_server_new(const struct mock_config *cfg, const struct 
 			srv_err(err, errlen, "bind %s: %s", where, strerror(e));
 			goto fail;
 		}
-		evconnlistener_set_error_cb(io->lis, io_accept_error_cb);
 		if (i == 0) {
-			struct sockaddr_storage got;
-			socklen_t gl = sizeof got;
-			if (getsockname(evconnlistener_get_fd(io->lis), (struct sockaddr *)&got,
-			    &gl) != 0) {
+			if (fl_listener_port(io->lis, &s->port) != 0) {
 				srv_err(err, errlen, "getsockname: %s", strerror(errno));
 				goto fail;
 			}
-			s->port = ntohs(got.ss_family == AF_INET ?
-				((struct sockaddr_in *)&got)->sin_port :
-				((struct sockaddr_in6 *)&got)->sin6_port);
-			if (ss.ss_family == AF_INET)
-				((struct sockaddr_in *)&ss)->sin_port = htons(s->port);
-			else
-				((struct sockaddr_in6 *)&ss)->sin6_port = htons(s->port);
+			fl_net_set_port(&ss, s->port);
 		}
 	}
 	return s;
@@ -988,8 +961,7 @@ void mock_server_free(struct mock_server *s)
 			struct mock_io *io = &s->io[i];
 			while (io->conns)
 				conn_free(io->conns);
-			if (io->lis)
-				evconnlistener_free(io->lis);
+			fl_listener_free(io->lis);
 			if (io->base)
 				event_base_free(io->base);
 			fl_zcodec_free(io->z);

@@ -18,6 +18,7 @@
 
 #include "osfile.h"
 #include "paths.h"
+#include "run_drvclock.h"
 #include "run_flags.h"
 #include "run_host.h"
 #include "run_launch.h"
@@ -190,6 +191,10 @@ static void run_summary(struct fl_run *r)
 			r->cfg.clock_bound_ms);
 		run_clock_warn("mock", r->inst[i].mock_addr, &r->inst[i].mock_clock,
 			r->cfg.clock_bound_ms);
+		for (unsigned d = 0; d < r->inst[i].ndrv; d++)
+			if (r->inst[i].drv[d].host[0])
+				run_clock_warn("driver", r->inst[i].drv[d].host,
+					&r->inst[i].drv[d].clock, r->cfg.clock_bound_ms);
 	}
 	if (r->final_step >= 0) {
 		const struct fl_run_step *st = &r->steps[r->final_step];
@@ -276,6 +281,8 @@ static int cmd_run(int argc, char **argv)
 	run_write(r);
 
 	rc = run_start(r);
+	if (rc == 0)
+		rc = run_driver_clocks(r);
 	if (rc == 0)
 		rc = r->cfg.nfixed ? run_fixed_all(r) : run_search_all(r);
 	if (rc == -2 || (rc == 0 && run_signal)) {

@@ -751,7 +751,8 @@ static json_t *mock_remote_json(const struct fl_run_instance *in)
 
 /* One remote host's clock check (run_remote.h), or NULL when there is no such host. */
 static json_t *clock_json(const char *role, unsigned i, const char *addr,
-	const struct fl_clock_sample *c, double bound_ms, enum fl_clock_verdict *worst)
+	const struct fl_clock_sample *c, double bound_ms, enum fl_clock_verdict *worst,
+	const char *why_unknown)
 {
 	enum fl_clock_verdict v = fl_clock_judge(c, bound_ms);
 	if (v > *worst)
@@ -763,6 +764,8 @@ static json_t *clock_json(const char *role, unsigned i, const char *addr,
 		json_null());
 	json_object_set_new(j, "rtt_ms", c->samples ? jreal(c->rtt_ms) : json_null());
 	json_object_set_new(j, "verdict", json_string(fl_clock_verdict_name(v)));
+	if (c->samples == 0 && why_unknown && why_unknown[0])
+		json_object_set_new(j, "unknown_because", json_string(why_unknown));
 	return j;
 }
 
@@ -778,10 +781,19 @@ static json_t *clocks_json(const struct fl_run *r)
 		const struct fl_run_instance *in = &r->inst[i];
 		if (!in->own_leaf)
 			json_array_append_new(hosts, clock_json("leaf", i, in->leaf_addr,
-				&in->leaf_clock, bound, &worst));
+				&in->leaf_clock, bound, &worst, in->leaf_remote_err));
 		if (!in->own_mock && in->mock_addr[0])
 			json_array_append_new(hosts, clock_json("mock", i, in->mock_addr,
-				&in->mock_clock, bound, &worst));
+				&in->mock_clock, bound, &worst, in->mock_remote_err));
+		for (unsigned d = 0; d < in->ndrv; d++) {
+			const struct fl_run_driver *dv = &in->drv[d];
+			if (!dv->host[0])
+				continue;
+			json_t *h = clock_json("driver", i, dv->host, &dv->clock, bound, &worst,
+				dv->clock_err);
+			json_object_set_new(h, "driver", json_integer(d));
+			json_array_append_new(hosts, h);
+		}
 	}
 	json_t *within = json_array_size(hosts) == 0 ? json_true() :
 		worst == FL_CLOCK_BEYOND ? json_false() : worst == FL_CLOCK_OK ? json_true() :

@@ -116,6 +116,8 @@ struct fl_run_driver {
 	char home[1024];                 /* there: the frontload directory (bin/, tls/); "":
 	                                    frontload-driver from the remote PATH */
 	char json_path[4096];            /* its --json */
+	struct fl_clock_sample clock;    /* remote (host set): its clock against ours */
+	char clock_err[256];             /* why its clock is unknown, "" */
 	char *line;                      /* output not yet a full line */
 	size_t line_len, line_cap;
 	FILE *jsonl;                     /* every line it wrote, as received */

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "run_drvline.h"
 #include "run_host.h"
 #include "run_launch.h"
 #include "run_procs.h"
@@ -111,49 +112,25 @@ static double run_eta(const struct fl_run *r, enum fl_search_phase phase, double
 static int run_read_driver(struct fl_run *r, struct fl_run_driver *dv,
 	struct fl_run_obs *o)
 {
-	char buf[65536], err[1024];
-	for (;;) {
-		char *nl = dv->line ? memchr(dv->line, '\n', dv->line_len) : NULL;
-		if (nl) {
-			size_t len = (size_t)(nl - dv->line);
-			*nl = 0;
-			if (dv->jsonl) {
-				fprintf(dv->jsonl, "%s\n", dv->line);
-				fflush(dv->jsonl);
-			}
-			int rc = fl_result_parse_obs(dv->line, o, err, sizeof err);
-			memmove(dv->line, nl + 1, dv->line_len - len - 1);
-			dv->line_len -= len + 1;
-			o->seed = dv->seed;
-			if (rc == 0)
-				return 1;
-			char what[1200];
-			snprintf(what, sizeof what, "%s the step: %s", rc == 1 ? "refused" :
-				"answered something other than a step result to", err);
-			run_driver_failed(r, dv, what);
-			return -1;
-		}
-		ssize_t n = read(dv->proc.from_fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return 0;  /* EAGAIN: nothing more now */
-		if (n == 0)
-			return -2;
-		if (dv->line_len + (size_t)n + 1 > dv->line_cap) {
-			size_t cap = (dv->line_len + (size_t)n + 1) * 2;
-			char *p = realloc(dv->line, cap);
-			if (p == NULL) {
-				run_set_status(r, FL_RUN_FAILED, "out of memory reading %s",
-					dv->proc.name);
-				return -1;
-			}
-			dv->line = p;
-			dv->line_cap = cap;
-		}
-		memcpy(dv->line + dv->line_len, buf, (size_t)n);
-		dv->line_len += (size_t)n;
+	char err[1024], *line;
+	size_t len;
+	int got = run_drv_line(r, dv, &line, &len);
+	if (got != 1)
+		return got;
+	if (dv->jsonl) {
+		fprintf(dv->jsonl, "%s\n", line);
+		fflush(dv->jsonl);
 	}
+	int rc = fl_result_parse_obs(line, o, err, sizeof err);
+	run_drv_consume(dv, len);
+	o->seed = dv->seed;
+	if (rc == 0)
+		return 1;
+	char what[1200];
+	snprintf(what, sizeof what, "%s the step: %s", rc == 1 ? "refused" :
+		"answered something other than a step result to", err);
+	run_driver_failed(r, dv, what);
+	return -1;
 }
 
 /* The drivers of a step, flat: every instance's, in order. */
@@ -265,7 +242,7 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 				sl.share[k]);
 		else
 			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f\n", q, warmup, duration);
-		if (write(sl.dv[k]->proc.to_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+		if (run_drv_send(sl.dv[k], cmd) != 0) {
 			char what[256];
 			snprintf(what, sizeof what, "could not be sent the step: %s", strerror(errno));
 			run_driver_failed(r, sl.dv[k], what);

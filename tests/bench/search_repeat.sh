@@ -8,6 +8,7 @@
 #   --build DIR   the build directory holding frontload (default: build)
 #   --runs N      runs, same seed (default 3)
 #   --default     the default search instead of --quick (about 10 minutes a run)
+#   --keep DIR    keep each run's directory and log under DIR (default: removed)
 #   -- ARGS       more `frontload run` flags (e.g. --seed 7)
 # Prints one line per run (seconds, exit status, converged, sla_bound_qps or
 # lower_bound_qps, capacity estimate, steps) and a summary: the spread of sla_bound_qps,
@@ -20,13 +21,15 @@ runs=3
 mode=--quick
 goal_s=120
 goal_pct=5
+keep=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--default) mode=""; goal_s=600; goal_pct=3; shift ;;
+	--keep) keep=$2; shift 2 ;;
 	--) shift; break ;;
-	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	-h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
 	*) echo "search_repeat.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -34,8 +37,12 @@ command -v jq >/dev/null 2>&1 || { echo "search_repeat.sh: needs jq" >&2; exit 2
 build=$(cd "$build" && pwd) || exit 2
 run=$build/frontload
 [ -x "$run" ] || { echo "search_repeat.sh: $run not built" >&2; exit 2; }
-root=$(mktemp -d /tmp/frontload-search.XXXXXX)
-trap 'rm -rf "$root"' EXIT
+if [ -n "$keep" ]; then
+	mkdir -p "$keep" && root=$(cd "$keep" && pwd) || exit 2
+else
+	root=$(mktemp -d /tmp/frontload-search.XXXXXX)
+	trap 'rm -rf "$root"' EXIT
+fi
 copies=$(jq -r '.copies // "?"' "$build/config.json" 2>/dev/null || echo "?")
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the runs"
 echo "build: $build (--copies=$copies); runs: $runs x frontload run ${mode:-(default)} $*"
@@ -73,7 +80,7 @@ while [ "$i" -le "$runs" ]; do
 	fi
 	i=$((i + 1))
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) (above $(nproc): other work shared the CPUs; figures are noisy)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) (the runs' own leaf, mock and driver threads count in it; the figure before the runs says whether other work shared the CPUs)"
 if [ -n "$bounds" ]; then
 	echo "$bounds" | tr ' ' '\n' | awk -v goal="$goal_pct" -v n="$runs" 'NF {
 		v[++k] = $1; if (k == 1 || $1 < lo) lo = $1; if (k == 1 || $1 > hi) hi = $1 }

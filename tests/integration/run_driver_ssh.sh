@@ -11,6 +11,8 @@
 #   - result.json's instances[0].drivers[1].host is the ssh destination and its step
 #     figures came back over ssh: the merged counts are the two drivers' summed, both
 #     drivers measured OK replies, and the merged p95 lies within theirs;
+#   - clocks.hosts[] has the ssh driver's clock (5 samples, offset within its
+#     uncertainty: one host's clock, so verdict ok);
 #   - no frontload-driver, and no ssh or sshd of the test, is left.
 # Skipped (exit 77, reason last) without root or sshd.
 . "$(dirname "$0")/common.inc"
@@ -91,6 +93,16 @@ esac
 assert_eq "$(jq -r '.instances[0].drivers[1].host' "$R")" "root@127.0.0.1" "driver 1's host"
 assert_eq "$(jq -r '.instances[0].drivers[0].host' "$R")" null "driver 0's host (this one)"
 
+# The driver over ssh had its clock read against ours (run_drvclock.h): the same host's
+# clock, so the offset lies within its uncertainty (half the round trip) and the verdict
+# against --clock-bound-ms 10 is ok.
+C='[.clocks.hosts[] | select(.role == "driver")]'
+assert_eq "$(jq "$C | length" "$R")" 1 "clock entries for remote drivers"
+assert_eq "$(jq -r "$C[0] | \"\(.driver) \(.address) \(.samples) \(.verdict)\"" "$R")" \
+	"1 root@127.0.0.1 5 ok" "the ssh driver's clock entry (driver, address, samples, verdict)"
+jq -e "$C[0] | (.offset_ms | fabs) <= .uncertainty_ms + 0.001 and .rtt_ms > 0" "$R" \
+	>/dev/null || fail "the ssh driver's clock offset exceeds its uncertainty on one host: $(jq -c "$C[0]" "$R")"
+
 I='.steps[-1].instances[0]'
 for k in sent ok completed; do
 	assert_eq "$(jq "$I.$k" "$R")" "$(jq "[$I.drivers[].$k] | add" "$R")" "merged $k"
@@ -107,4 +119,4 @@ sleep 0.5
 ! pgrep -f "$T/remote/bin/frontload-driver" >/dev/null 2>&1 || fail "the remote driver was left running"
 ! pgrep -f "ssh -p $port" >/dev/null 2>&1 || fail "an ssh of the run was left running"
 echo "driver 1 over ssh (127.0.0.1:$port): $ok1 OK, driver 0 here: $ok0 OK, merged p95" \
-	"$(jq "$I.latency.p95_ms" "$R") ms; $(elapsed) s"
+	"$(jq "$I.latency.p95_ms" "$R") ms; its clock $(jq -r "$C[0] | \"\(.offset_ms) ms +- \(.uncertainty_ms) ms (rtt \(.rtt_ms) ms)\"" "$R"); $(elapsed) s"
