@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -75,12 +77,89 @@ static void test_failures(void **state)
 	assert_string_equal(err, "sh: killed by signal 9");
 }
 
+/* 4. stdout on a pipe: the output is read as the child writes it, the read end is
+ * close-on-exec, and the child's exit status is the caller's to reap. */
+static void test_stdout_pipe(void **state)
+{
+	char err[256] = "", buf[64] = "";
+	int fd = -1, st;
+	const char *const argv[] = { "sh", "-c", "echo one; echo two", NULL };
+	struct fl_spawn_opts o = { .cwd = *state, .stdout_pipe = &fd, .stdout_path = "ignored" };
+	char path[4200];
+
+	pid_t pid = fl_spawn(argv, &o, err, sizeof(err));
+	assert_true(pid > 0);
+	assert_true(fd >= 0);
+	FILE *in = fdopen(fd, "r");
+	assert_non_null(in);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	buf[n] = 0;
+	assert_string_equal(buf, "one\ntwo\n");
+	snprintf(path, sizeof(path), "%s/ignored", (char *)*state);
+	assert_int_equal(access(path, F_OK), -1);  /* stdout_path unused with a pipe */
+}
+
+/* 5. append keeps what the file held; the same path for stdout and stderr is one file
+ * with both streams in order, neither overwriting the other. */
+static void test_append_one_log(void **state)
+{
+	char path[4200], buf[256], err[256] = "";
+	const char *const argv[] = { "sh", "-c", "echo out1; echo err1 >&2; echo out2", NULL };
+
+	snprintf(path, sizeof(path), "%s/log", (char *)*state);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("before\n", f);
+	fclose(f);
+	struct fl_spawn_opts o = { .stdout_path = path, .stderr_path = path, .append = 1 };
+	assert_int_equal(fl_spawn_wait(argv, &o, err, sizeof(err)), 0);
+	test_read_file(path, buf, sizeof(buf));
+	assert_string_equal(buf, "before\nout1\nerr1\nout2\n");
+	o.append = 0;  /* truncated first, still one file */
+	assert_int_equal(fl_spawn_wait(argv, &o, err, sizeof(err)), 0);
+	test_read_file(path, buf, sizeof(buf));
+	assert_string_equal(buf, "out1\nerr1\nout2\n");
+}
+
+/* 6. stdin from a pipe (the caller writes, then closes: end of input), and the child in
+ * a process group of its own (its pgid is its pid). */
+static void test_stdin_pipe_pgroup(void **state)
+{
+	char err[256] = "", buf[128] = "", want[128];
+	int to = -1, from = -1, st;
+	const char *const argv[] = { "sh", "-c",
+		"read x; echo \"$x\"; cut -d' ' -f5 /proc/$$/stat", NULL };
+	struct fl_spawn_opts o = { .stdin_pipe = &to, .stdout_pipe = &from, .new_pgroup = 1 };
+
+	(void)state;
+	pid_t pid = fl_spawn(argv, &o, err, sizeof(err));
+	assert_true(pid > 0);
+	assert_true(to >= 0 && from >= 0);
+	assert_int_equal(write(to, "hello\n", 6), 6);
+	close(to);
+	FILE *in = fdopen(from, "r");
+	assert_non_null(in);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	buf[n] = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(want, sizeof(want), "hello\n%d\n", (int)pid);
+	assert_string_equal(buf, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_status_and_args, test_tmp_setup, test_tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_cwd_stderr_env, test_tmp_setup, test_tmp_teardown),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test_setup_teardown(test_stdout_pipe, test_tmp_setup, test_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_append_one_log, test_tmp_setup, test_tmp_teardown),
+		cmocka_unit_test(test_stdin_pipe_pgroup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "errbuf.h"
 
@@ -43,38 +44,84 @@ static char **spawn_env(const char *const *extra)
 	return envp;
 }
 
+static void spawn_close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0) {
+			close(p[i]);
+			p[i] = -1;
+		}
+}
+
 pid_t fl_spawn(const char *const *argv, const struct fl_spawn_opts *o, char *err,
 	size_t errlen)
 {
 	static const struct fl_spawn_opts none;
 	posix_spawn_file_actions_t fa;
-	const int wr = O_WRONLY | O_CREAT | O_TRUNC;
+	posix_spawnattr_t attr;
 	char **envp;
 	pid_t pid = -1;
-	int rc = 0;
+	int rc = 0, fds[2] = { -1, -1 }, ins[2] = { -1, -1 };
 
 	if (o == NULL)
 		o = &none;
+	const int wr = O_WRONLY | O_CREAT | (o->append ? O_APPEND : O_TRUNC);
+	const char *out = o->stdout_pipe ? NULL : o->stdout_path;
 	envp = spawn_env(o->env);
 	if (envp == NULL) {
 		fl_errf(err, errlen, "spawn %s: out of memory", argv[0]);
 		return -1;
 	}
+	if ((o->stdout_pipe && pipe2(fds, O_CLOEXEC) != 0) ||
+	    (o->stdin_pipe && pipe2(ins, O_CLOEXEC) != 0)) {
+		fl_errf(err, errlen, "spawn %s: pipe: %s", argv[0], strerror(errno));
+		spawn_close_pair(fds);
+		free(envp);
+		return -1;
+	}
 	posix_spawn_file_actions_init(&fa);
-	if (o->cwd)
+	posix_spawnattr_init(&attr);
+	if (o->new_pgroup) {
+		rc = posix_spawnattr_setpgroup(&attr, 0);
+		if (rc == 0)
+			rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	}
+	if (rc == 0 && o->cwd)
 		rc = posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-	if (rc == 0 && o->stdout_path)
-		rc = posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, wr, 0644);
-	if (rc == 0 && o->stderr_path)
+	if (rc == 0 && ins[0] >= 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, ins[0], 0);
+	else if (rc == 0 && o->stdin_path)
+		rc = posix_spawn_file_actions_addopen(&fa, 0, o->stdin_path, O_RDONLY, 0);
+	if (rc == 0 && fds[1] >= 0)  /* dup2 clears close-on-exec on the copy */
+		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	if (rc == 0 && out)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, out, wr, 0644);
+	/* One file for both streams: one open file description, so neither overwrites. */
+	if (rc == 0 && o->stderr_path && out && strcmp(o->stderr_path, out) == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	else if (rc == 0 && o->stderr_path)
 		rc = posix_spawn_file_actions_addopen(&fa, 2, o->stderr_path, wr, 0644);
 	if (rc == 0)
-		rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, envp);
+		rc = posix_spawnp(&pid, argv[0], &fa, &attr, (char *const *)argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	free(envp);
+	/* The child's ends are the child's now. */
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (ins[0] >= 0)
+		close(ins[0]);
+	fds[1] = ins[0] = -1;
 	if (rc != 0) {
+		spawn_close_pair(fds);
+		spawn_close_pair(ins);
 		fl_errf(err, errlen, "spawn %s: %s", argv[0], strerror(rc));
 		return -1;
 	}
+	if (o->stdout_pipe)
+		*o->stdout_pipe = fds[0];
+	if (o->stdin_pipe)
+		*o->stdin_pipe = ins[1];
 	return pid;
 }
 

@@ -1,4 +1,5 @@
-/* process.h: start a program without a shell (posix_spawnp), optionally wait for it.
+/* process.h: start a program without a shell (posix_spawnp), optionally wait for it
+ * or read its output through a pipe.
  *
  * No command line is ever built as a string, so paths with quotes or spaces need no
  * escaping and nothing is interpreted by sh. The child's directory, standard output and
@@ -17,6 +18,17 @@ struct fl_spawn_opts {
 	const char *stderr_path;  /* the same for stderr */
 	const char *const *env;   /* "NAME=value" entries added to (or replacing in) the
 	                           * caller's environment, NULL-terminated; NULL: none */
+	int append;               /* stdout_path and stderr_path are appended to, not
+	                           * truncated; the same path for both: one file, both
+	                           * streams in order */
+	int *stdout_pipe;         /* non-NULL: stdout goes to a pipe (stdout_path unused)
+	                           * and *stdout_pipe gets its read end (close-on-exec),
+	                           * for the caller to read the output as it comes */
+	const char *stdin_path;   /* file for stdin ("/dev/null"); NULL: inherited */
+	int *stdin_pipe;          /* non-NULL: stdin comes from a pipe (stdin_path unused)
+	                           * and *stdin_pipe gets its write end (close-on-exec) */
+	int new_pgroup;           /* the child leads a process group of its own, so a
+	                           * terminal's Ctrl-C reaches only the caller */
 };
 
 /* Start argv[0] (looked up in PATH) with argv; o may be NULL (inherit everything).

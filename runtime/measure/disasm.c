@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "process.h"
 
 #define DIS_MAX_OPS 8     /* operands looked at */
 #define DIS_MAX_WORD 48   /* longest mnemonic word kept for classification */
@@ -617,56 +618,67 @@ int fl_dis_parse_file(struct fl_dis *d, const char *path, char *err, size_t errl
 	return rc;
 }
 
-int fl_dis_load(struct fl_dis *d, const char *object, char *err, size_t errlen)
+const char *fl_objdump_prog(void)
 {
 	const char *prog = getenv("OBJDUMP");
-	if (!prog || !*prog)
-		prog = "objdump";
-	int fds[2];
-	if (pipe(fds) != 0) {
-		fl_errf(err, errlen, "pipe: %s", strerror(errno));
+	return prog && *prog ? prog : "objdump";
+}
+
+pid_t fl_objdump_open(const char *object, FILE **in, char *err, size_t errlen)
+{
+	const char *prog = fl_objdump_prog();
+	const char *const argv[] = { prog, "-d", "--no-show-raw-insn", "-M", "att", "--",
+		object, NULL };
+	int fd = -1;
+	pid_t pid = fl_spawn(argv, &(struct fl_spawn_opts){ .stdout_pipe = &fd }, err, errlen);
+
+	if (pid < 0)
 		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		fl_errf(err, errlen, "fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execlp(prog, prog, "-d", "--no-show-raw-insn", "-M", "att", "--", object,
-			(char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	FILE *in = fdopen(fds[0], "r");
-	int rc;
-	if (!in) {
-		close(fds[0]);
+	*in = fdopen(fd, "r");
+	if (*in == NULL) {
 		fl_errf(err, errlen, "fdopen: %s", strerror(errno));
-		rc = -1;
-	} else {
-		char label[512];
-		snprintf(label, sizeof label, "%s -d %s", prog, object);
-		rc = fl_dis_parse_stream(d, in, label, err, errlen);
-		fclose(in); /* a writer still going gets SIGPIPE, which the status shows */
+		close(fd);
+		fl_objdump_close(pid, NULL, object, NULL, 0);
+		return -1;
 	}
+	return pid;
+}
+
+int fl_objdump_close(pid_t pid, FILE *in, const char *object, char *err, size_t errlen)
+{
 	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-		fl_errf(err, errlen, "%s -d %s: %s %d%s", prog, object,
-			WIFEXITED(st) ? "exit status" : "signal",
-			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-			WIFEXITED(st) && WEXITSTATUS(st) == 127 ? " (not installed?)" : "");
+	if (in)
+		fclose(in);  /* a writer still going gets SIGPIPE, which the status shows */
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			fl_errf(err, errlen, "wait for %s: %s", fl_objdump_prog(), strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	fl_errf(err, errlen, "%s -d %s: %s %d", fl_objdump_prog(), object,
+		WIFEXITED(st) ? "exit status" : "signal",
+		WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	return -1;
+}
+
+int fl_dis_load(struct fl_dis *d, const char *object, char *err, size_t errlen)
+{
+	char label[512];
+	FILE *in;
+	pid_t pid = fl_objdump_open(object, &in, err, errlen);
+
+	if (pid < 0)
+		return -1;
+	snprintf(label, sizeof label, "%s -d %s", fl_objdump_prog(), object);
+	int rc = fl_dis_parse_stream(d, in, label, err, errlen);
+	char why[512];
+	if (fl_objdump_close(pid, in, object, why, sizeof why) != 0 && rc == 0) {
+		fl_errf(err, errlen, "%s", why);
 		rc = -1;
 	}
 	if (rc == 0 && d->n == 0) {
-		fl_errf(err, errlen, "%s -d %s: no instructions", prog, object);
+		fl_errf(err, errlen, "%s -d %s: no instructions", fl_objdump_prog(), object);
 		rc = -1;
 	}
 	return rc;

@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Control flow of an instruction. */
 enum fl_dis_flow {
@@ -116,6 +117,17 @@ int fl_dis_parse_file(struct fl_dis *d, const char *path, char *err, size_t errl
  * parse its output into the empty table d. Returns 0, or -1 with err set (objdump missing
  * or failing, parse error). */
 int fl_dis_load(struct fl_dis *d, const char *object, char *err, size_t errlen);
+
+/* The disassembler: $OBJDUMP, else objdump. */
+const char *fl_objdump_prog(void);
+
+/* Start `objdump -d --no-show-raw-insn -M att -- object` (no shell) with its output on
+ * *in. Its pid, or -1 with err. End it with fl_objdump_close. */
+pid_t fl_objdump_open(const char *object, FILE **in, char *err, size_t errlen);
+
+/* Close in (may be NULL) and reap pid: 0 when objdump exited 0, else -1 with err (may be
+ * NULL) saying how it ended. */
+int fl_objdump_close(pid_t pid, FILE *in, const char *object, char *err, size_t errlen);
 
 /* Class of an instruction given objdump's AT&T mnemonic field (prefixes allowed) and
  * operand text (may hold objdump's "<sym>" and "# comment" annotations; NULL = none). */

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "process.h"
+
 #define LR_MAX_ARGV 256
 
 static double lr_now(void)
@@ -76,46 +78,16 @@ static void lr_fail(char *err, size_t errlen, const char *log, const char *fmt, 
 	}
 }
 
-/* fork/exec argv with stdout and stderr to log; with pipes, stdin and stdout on pipes.
- * The child gets its own process group, so a terminal's Ctrl-C reaches only us. */
+/* Start argv (no shell) with stdout and stderr appended to log; with pipes, stdin and
+ * stdout on pipes instead (*to: its stdin, *from: its stdout). The child gets its own
+ * process group, so a terminal's Ctrl-C reaches only us. */
 static pid_t lr_spawn(char *const argv[], const char *log, int *to, int *from, char *err,
 	size_t errlen)
 {
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
-	if (to && (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		int nul = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		if (fd >= 0) {
-			dup2(fd, 2);
-			dup2(fd, 1);
-		}
-		if (to) {
-			dup2(in[0], 0);
-			dup2(out[1], 1);
-		} else if (nul >= 0) {
-			dup2(nul, 0);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (to) {
-		close(in[0]);
-		close(out[1]);
-		*to = in[1];
-		*from = out[0];
-	}
-	return pid;
+	struct fl_spawn_opts o = { .stdout_path = log, .stderr_path = log, .append = 1,
+		.stdin_path = "/dev/null", .stdin_pipe = to, .stdout_pipe = from,
+		.new_pgroup = 1 };
+	return fl_spawn((const char *const *)argv, &o, err, errlen);
 }
 
 /* Reap *pid without blocking; 1 while it runs. */

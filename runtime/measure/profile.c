@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "process.h"
+
 static const char *const cat_ids[FM_PROF_N] = {
 	"feature_extraction", "story_processing", "ranking", "encryption", "compression",
 	"rpc_io", "decode", "reply", "kernel_network", "other",
@@ -287,22 +289,12 @@ pid_t fm_prof_record_start(pid_t pid, unsigned hz, const char *out, const char *
 	char p[32], f[32];
 	snprintf(p, sizeof p, "%d", (int)pid);
 	snprintf(f, sizeof f, "%u", hz);
-	pid_t k = fork();
-	if (k < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+	const char *const argv[] = { "perf", "record", "-q", "-e", "cpu-clock", "-F", f, "-p",
+		p, "-o", out, NULL };
+	pid_t k = fl_spawn(argv, &(struct fl_spawn_opts){ .stdout_path = log,
+		.stderr_path = log }, err, errlen);
+	if (k < 0)
 		return -1;
-	}
-	if (k == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execlp("perf", "perf", "record", "-q", "-e", "cpu-clock", "-F", f, "-p", p, "-o",
-			out, (char *)NULL);
-		fprintf(stderr, "exec perf: %s\n", strerror(errno));
-		_exit(127);
-	}
 	/* perf attaches within a few ms; one that cannot (no perf, not permitted) exits. */
 	struct timespec ts = { 0, 300000000 };
 	nanosleep(&ts, NULL);
@@ -340,36 +332,19 @@ int fm_prof_record_stop(pid_t perf, const char *log, char *err, size_t errlen)
 int fm_prof_report(const char *data, const struct fm_prof_rules *rs, struct fm_profile *p,
 	char *err, size_t errlen)
 {
-	int fds[2], st;
-	if (pipe(fds) != 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	int fd = -1, st;
+	const char *const argv[] = { "perf", "script", "-i", data, "-F", "comm,tid,ip,sym,dso",
+		NULL };
+	pid_t k = fl_spawn(argv, &(struct fl_spawn_opts){ .stdout_pipe = &fd,
+		.stderr_path = "/dev/null" }, err, errlen);
+	if (k < 0)
 		return -1;
-	}
-	pid_t k = fork();
-	if (k < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (k == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		dup2(fds[1], 1);
-		if (nul >= 0)
-			dup2(nul, 2);
-		close(fds[0]);
-		close(fds[1]);
-		execlp("perf", "perf", "script", "-i", data, "-F", "comm,tid,ip,sym,dso",
-			(char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	FILE *in = fdopen(fds[0], "r");
+	FILE *in = fdopen(fd, "r");
 	int rc = in ? fm_prof_parse_script(in, rs, p, err, errlen) : -1;
 	if (in)
 		fclose(in);
 	else
-		close(fds[0]);
+		close(fd);
 	while (waitpid(k, &st, 0) < 0 && errno == EINTR)
 		;
 	if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {

@@ -575,43 +575,20 @@ static int addr_in(const uint64_t *a, size_t n, uint64_t x)
 static int dis_load_filtered(struct fl_dis *d, const char *object, const uint64_t *addrs,
 	size_t naddrs, char *err, size_t errlen)
 {
-	const char *prog = getenv("OBJDUMP");
-	int fds[2], status, rc = -1;
+	int rc = -1;
 	FILE *in = NULL, *tmp = tmpfile();
 	char *line = NULL;
 	size_t cap = 0;
 	pid_t pid;
 
-	if (prog == NULL || *prog == '\0')
-		prog = "objdump";
-	if (tmp == NULL || pipe(fds) != 0) {
+	if (tmp == NULL) {
 		snprintf(err, errlen, "objdump %s: %s", object, strerror(errno));
-		if (tmp)
-			fclose(tmp);
 		return -1;
 	}
-	pid = fork();
+	pid = fl_objdump_open(object, &in, err, errlen);
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
 		fclose(tmp);
 		return -1;
-	}
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execlp(prog, prog, "-d", "--no-show-raw-insn", "-M", "att", "--", object,
-			(char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	if (in == NULL) {
-		close(fds[0]);
-		snprintf(err, errlen, "fdopen: %s", strerror(errno));
-		goto reap;
 	}
 	int skipping = 0;
 	for (ssize_t len; (len = getline(&line, &cap, in)) > 0;) {
@@ -630,17 +607,8 @@ static int dis_load_filtered(struct fl_dis *d, const char *object, const uint64_
 		skipping = 0;
 		fwrite(line, 1, (size_t)len, tmp);
 	}
-	fclose(in);
-reap:
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (in == NULL)
+	if (fl_objdump_close(pid, in, object, err, errlen) != 0)
 		goto out;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(err, errlen, "%s -d %s failed (status %d)", prog, object,
-			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		goto out;
-	}
 	rewind(tmp);
 	rc = fl_dis_parse_stream(d, tmp, object, err, errlen);
 out:
@@ -727,39 +695,22 @@ static int cache_chunk(struct fm_dis_obj *o, char *buf, size_t len, char *err, s
 /* objdump object once, classifying in chunks of whole lines (bounded memory). */
 static int cache_load(struct fm_dis_obj *o, char *err, size_t errlen)
 {
-	const char *prog = getenv("OBJDUMP");
 	size_t cap = 64u << 20, len = 0;
 	char *buf = malloc(cap), *line = NULL;
 	size_t lcap = 0;
-	int fds[2], status, rc = 0;
+	int rc = 0;
 	FILE *in;
 	pid_t pid;
 
-	if (prog == NULL || *prog == '\0')
-		prog = "objdump";
-	if (buf == NULL || pipe(fds) != 0) {
-		free(buf);
-		snprintf(err, errlen, "objdump %s: out of memory or no pipe", o->path);
+	if (buf == NULL) {
+		snprintf(err, errlen, "objdump %s: out of memory", o->path);
 		return -1;
 	}
-	pid = fork();
+	pid = fl_objdump_open(o->path, &in, err, errlen);
 	if (pid < 0) {
 		free(buf);
-		close(fds[0]);
-		close(fds[1]);
-		snprintf(err, errlen, "fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execlp(prog, prog, "-d", "--no-show-raw-insn", "-M", "att", "--", o->path,
-			(char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
 	for (ssize_t n; in && rc == 0 && (n = getline(&line, &lcap, in)) > 0;) {
 		if (len + (size_t)n > cap) {
 			rc = cache_chunk(o, buf, len, err, errlen);
@@ -772,16 +723,8 @@ static int cache_load(struct fm_dis_obj *o, char *err, size_t errlen)
 	}
 	if (rc == 0 && len)
 		rc = cache_chunk(o, buf, len, err, errlen);
-	if (in)
-		fclose(in);
-	else
-		close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (rc == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-		snprintf(err, errlen, "%s -d %s failed", prog, o->path);
+	if (fl_objdump_close(pid, in, o->path, rc == 0 ? err : NULL, errlen) != 0)
 		rc = -1;
-	}
 	free(line);
 	free(buf);
 	return rc;

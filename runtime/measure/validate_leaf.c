@@ -26,6 +26,7 @@
 #include "mix.h"
 #include "objects.h"
 #include "paths.h"
+#include "process.h"
 #include "profile.h"
 #include "targets.h"
 
@@ -313,28 +314,15 @@ static void vl_say(const struct vl_args *a, const char *fmt, ...)
 /* Run `callgrind_control ARG PID` (output to log). 0, or -1 with err. */
 static int vl_cgctl(const char *arg, pid_t pid, const char *log, char *err, size_t errlen)
 {
-	char p[32];
-	int st;
+	char p[32], why[512];
 	snprintf(p, sizeof p, "%d", (int)pid);
-	pid_t k = fork();
-	if (k < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (k == 0) {
-		FILE *f = freopen(log, "a", stdout);
-		if (f)
-			dup2(1, 2);
-		if (strcmp(arg, "-i") == 0)
-			execlp("callgrind_control", "callgrind_control", "-i", "on", p, (char *)NULL);
-		else
-			execlp("callgrind_control", "callgrind_control", arg, p, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(k, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		snprintf(err, errlen, "callgrind_control %s %d failed (log %s)", arg, (int)pid, log);
+	const char *const on[] = { "callgrind_control", "-i", "on", p, NULL };
+	const char *const other[] = { "callgrind_control", arg, p, NULL };
+	int rc = fl_spawn_wait(strcmp(arg, "-i") == 0 ? on : other, &(struct fl_spawn_opts){
+		.stdout_path = log, .stderr_path = log, .append = 1 }, why, sizeof why);
+	if (rc != 0) {
+		snprintf(err, errlen, "callgrind_control %s %d failed (%s; log %s)", arg, (int)pid,
+			rc < 0 ? why : "non-zero exit status", log);
 		return -1;
 	}
 	return 0;

@@ -58,7 +58,7 @@ srcs_sampler="tests/fuzz/fuzz_sampler.c runtime/common/sampler.c"
 srcs_pattern="tests/fuzz/fuzz_pattern.c generator/pattern.c generator/expr.c
 	generator/expand.c generator/util.c"
 srcs_cgparse="tests/fuzz/fuzz_cgparse.c runtime/measure/cgparse.c"
-srcs_disasm="tests/fuzz/fuzz_disasm.c runtime/measure/disasm.c"
+srcs_disasm="tests/fuzz/fuzz_disasm.c runtime/measure/disasm.c runtime/common/process.c"
 srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
 # fuzz_reply.c includes runtime/driver/driver_engine.c (its reply reader is static).
 srcs_reply="tests/fuzz/fuzz_reply.c runtime/driver/driver_report.c runtime/common/reqgen.c
