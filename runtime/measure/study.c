@@ -13,7 +13,12 @@
 
 #include <jansson.h>
 
+#include "cpumodel.h"
+#include "discache.h"
+#include "margs.h"
 #include "measure.h"
+#include "mutil.h"
+#include "simrun.h"
 #include "osfile.h"
 #include "process.h"
 
@@ -406,7 +411,7 @@ static size_t st_points(const struct st_args *a, const struct fm_run *r0,
 		for (size_t i = 0; i < a->nbytes; i++)
 			for (size_t k = 0; k < a->ncalls && n < ST_MAX_POINTS; k++)
 				st_add(p, &n, ST_SWEEP, a->bytes[i], a->alphas[j], a->calls[k],
-					r0->i1.size);
+					r0->geo.i1.size);
 	for (size_t j = 0; !a->no_mrc && j < a->nalphas; j++)
 		for (size_t i = 0; i < a->nsizes && n < ST_MAX_POINTS; i++)
 			st_add(p, &n, ST_MRC, a->mrc_bytes, a->alphas[j], a->mrc_calls,
@@ -552,12 +557,12 @@ static int st_start(struct st_point *q, const struct fm_run *r0, const char *tmp
 	q->run.tag = q->tag;
 	q->run.quiet = 1;
 	q->run.mix = q->kind == ST_SWEEP;
-	q->run.i1.size = q->i1_bytes;
+	q->run.geo.i1.size = q->i1_bytes;
 	snprintf(q->cps, sizeof(q->cps), "%llu", (unsigned long long)q->calls);
 	st_plan_knobs(q, &q->run, 0);
 	fm_run_knob(&q->run, "calls-per-request", q->cps);
 	if (q->kind == ST_MRC) {
-		struct fm_cache want = q->run.i1, got;
+		struct fm_cache want = q->run.geo.i1, got;
 		char note[256];
 
 		if (fm_cache_fit(&want, &got, note, sizeof(note)) != 0) {
@@ -565,7 +570,7 @@ static int st_start(struct st_point *q, const struct fm_run *r0, const char *tmp
 			snprintf(q->why, sizeof(q->why), "%s", note);
 			return -1;
 		}
-		q->run.i1 = got;
+		q->run.geo.i1 = got;
 		q->i1_bytes = got.size;
 	}
 	if (fm_sim_start(&q->run, &q->job, err, sizeof(err)) != 0) {
@@ -825,10 +830,10 @@ static void st_gp_caches(FILE *fp, const struct fm_run *r0)
 	fprintf(fp, "unset arrow\nunset label\n");
 	fprintf(fp, "set arrow 1 from %u, graph 0 to %u, graph 1 nohead dt 2 lc rgb '#555555'\n"
 		"set label 1 'L1i %s' at %u, graph 0.96 rotate by 90 right font ',8'\n",
-		r0->i1.size, r0->i1.size, st_bstr(r0->i1.size, g, sizeof(g)), r0->i1.size);
+		r0->geo.i1.size, r0->geo.i1.size, st_bstr(r0->geo.i1.size, g, sizeof(g)), r0->geo.i1.size);
 	fprintf(fp, "set arrow 2 from %u, graph 0 to %u, graph 1 nohead dt 2 lc rgb '#555555'\n"
 		"set label 2 'LL %s' at %u, graph 0.96 rotate by 90 right font ',8'\n",
-		r0->ll.size, r0->ll.size, st_bstr(r0->ll.size, g, sizeof(g)), r0->ll.size);
+		r0->geo.ll.size, r0->geo.ll.size, st_bstr(r0->geo.ll.size, g, sizeof(g)), r0->geo.ll.size);
 }
 
 /* Each plot's series, per order (and per calls value or per footprint), from study.csv.
@@ -1015,7 +1020,7 @@ static void st_sum_mrc(FILE *fp, const struct st_point *p, size_t n, const struc
 
 	fprintf(fp, "\n## L1i miss-ratio curves (%s of code, %llu calls/request, I1 %u-way "
 		"%u B lines)\n\n| I1 |", st_bstr((double)a->mrc_bytes, b, sizeof(b)),
-		(unsigned long long)a->mrc_calls, r0->i1.assoc, r0->i1.line);
+		(unsigned long long)a->mrc_calls, r0->geo.i1.assoc, r0->geo.i1.line);
 	for (size_t j = 0; j < a->nalphas; j++) {
 		st_order_str(a->alphas[j], o, sizeof(o));
 		fprintf(fp, " L1i MPKI, %s |", o);
@@ -1085,8 +1090,8 @@ static int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	fprintf(fp, "Path: simulated (valgrind 3.19 callgrind, --cache-sim=yes; sweep points also "
 		"--branch-sim=yes --dump-instr=yes --collect-jumps=yes and objdump classes).\n");
 	fprintf(fp, "Geometry (%s; sizes marked on the footprint plot): I1 %s, D1 %s, LL %s.\n",
-		a->cpu, fm_cache_str(&r0->i1, g1, sizeof(g1)), fm_cache_str(&r0->d1, g2,
-		sizeof(g2)), fm_cache_str(&r0->ll, g3, sizeof(g3)));
+		a->cpu, fm_cache_str(&r0->geo.i1, g1, sizeof(g1)), fm_cache_str(&r0->geo.d1, g2,
+		sizeof(g2)), fm_cache_str(&r0->geo.ll, g3, sizeof(g3)));
 	for (size_t i = 0; i < json_array_size(notes); i++)
 		fprintf(fp, "Note: %s.\n", json_string_value(json_array_get(notes, i)));
 	fprintf(fp, "Each point: %llu warmup + %llu measured requests (collection only around "
@@ -1131,7 +1136,7 @@ int fm_study_main(int argc, char **argv)
 	}
 	if (st_parse(argc, argv, &a, &r) != 0)
 		return FM_EXIT_USAGE;
-	if (fm_geometry(&r, a.cpu, a.i1, a.d1, a.ll, &notes) != 0)
+	if (fm_geometry(&r.geo, a.cpu, a.i1, a.d1, a.ll, &notes) != 0)
 		return FM_EXIT_USAGE;
 	points = calloc(ST_MAX_POINTS, sizeof(*points));  /* large: kept off the stack */
 	if (points == NULL) {
@@ -1227,7 +1232,7 @@ int fm_study_main(int argc, char **argv)
 	{
 		char i1[64];
 
-		fm_cache_str(&r.i1, i1, sizeof(i1));
+		fm_cache_str(&r.geo.i1, i1, sizeof(i1));
 		char lab[128];
 		snprintf(lab, sizeof(lab), "%s, I1 %s", a.cpu, i1);
 		plots_ok = st_plots(dir, points, n, &a, &r, lab) == 0;
@@ -1270,7 +1275,7 @@ int fm_study_main(int argc, char **argv)
 			command, "points", js, "host", fm_host_json(), "geometry_notes", notes,
 			"library", "functions", m.lib_functions, "copies", m.lib_copies,
 			"plan_functions", m.plan_functions, "plan_code_bytes", m.plan_bytes,
-			"caches", "i1_bytes", (json_int_t)r.i1.size, "ll_bytes", (json_int_t)r.ll.size);
+			"caches", "i1_bytes", (json_int_t)r.geo.i1.size, "ll_bytes", (json_int_t)r.geo.ll.size);
 
 		snprintf(path, sizeof(path), "%s/study.json", dir);
 		if (json_dump_file(o, path, JSON_INDENT(2)) != 0)

@@ -22,7 +22,12 @@
 #include "disasm.h"
 #include "leafrun.h"
 #include "leafwin.h"
+#include "cpumodel.h"
+#include "discache.h"
+#include "margs.h"
 #include "measure.h"
+#include "mutil.h"
+#include "simrun.h"
 #include "mix.h"
 #include "objects.h"
 #include "paths.h"
@@ -390,7 +395,7 @@ static void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char *
 }
 
 /* valgrind's argv before the leaf's. */
-static void vl_wrap(const struct fm_run *g, const char *dir, struct fm_leaf_cfg *c,
+static void vl_wrap(const struct fm_geo *g, const char *dir, struct fm_leaf_cfg *c,
 	char **pool, int *npool)
 {
 	static const char *const fixed[] = {
@@ -1073,7 +1078,7 @@ static void vl_keep(const char *tmp, const char *keep)
 int fm_validate_leaf_main(int argc, char **argv)
 {
 	struct vl_args a;
-	struct fm_run geo;
+	struct fm_geo geo;
 	struct fl_targets tg = { 0 };
 	struct vl_phase nat = { .tag = "native" }, sim = { .tag = "sim" };
 	struct vl_prof prof = { 0 };

@@ -35,10 +35,10 @@ static const struct fl_cli_opt run_opts[] = {
 		"below the knee the steps saw, so runs can agree no closer", .div = 100),
 	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, 64, "N", "16", "judged search steps "
 		"in all (bracket, bisect, re-measure, and repeats of unsure or driver-limited "
-		"steps); capacity probes and final windows are extra", .alt = "12"),
+		"steps); capacity probes and final windows are extra", .alt = "14"),
 	FL_OPT_UINT("max-finals", cfg.search.max_finals, 1, 8, "N", "2", "final windows at "
 		"most: a failed final window sends the search down and the final window runs "
-		"again, until N have run"),
+		"again, until N have run", .alt = "3"),
 	FL_OPT_REAL("warmup-seconds", cfg.warmup_s, 0, 3600, "S", "5", "warm-up before each "
 		"step's measured window, not recorded (s)", .alt = "1"),
 	FL_OPT_REAL("step-seconds", cfg.search.step_s, 0.5, 86400, "S", "15", "shortest "
@@ -60,7 +60,8 @@ static const struct fl_cli_opt run_opts[] = {
 		"seconds per rate", .alt = "4"),
 	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute and a half, for smoke "
 		"tests and CI: 1 s warm-up, 1.5 s probes, 4..12 s steps sized for a p95 interval of "
-		"+- 2 points, 12 steps, 15 s final window (flags given explicitly still win)"),
+		"+- 2 points, 14 steps, 15 s final windows, 3 at most (flags given explicitly still "
+		"win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),

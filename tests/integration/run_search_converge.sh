@@ -4,7 +4,7 @@
 # window that passes, converging on this machine's knee.
 #
 # Checks:
-#   - exit status 0 within 150 s (complete and converged);
+#   - exit status 0 within 240 s (complete and converged);
 #   - result.json: converged true, sla_bound_qps = final_requested_qps (the final window's
 #     rate), lower_bound_qps null, final_pass true with final_verdict "pass" and a p95
 #     interval whose upper end is <= the SLA; search.capacity_qps > 0;
@@ -14,9 +14,14 @@
 #     was judged pass or fail was driver_limited; the rate passed at least twice before
 #     its final window;
 #   - closing lines say "converged: yes" and the sla_bound_qps.
-# Timing and capacity: skipped (77) under sanitizers. The knee moves when other work
-# takes the CPUs mid-run: tests/run.sh runs a failed attempt once more, visibly.
-# fl-test: retries=1
+# Timing and capacity: skipped (77) under sanitizers. On 2 shared cores the knee is a
+# cliff that moves by +-10% within a minute (a capacity-limited queue at 95% utilisation
+# drains a burst for seconds; measured: one rate passing at p95 280 ms and failing at
+# 765 ms 20 s later), so a final window can miss at a rate that passed twice, up to the
+# 3 final windows --quick allows: tests/run.sh runs a failed attempt again, at most twice,
+# and a pass on a later attempt says so with the first logs kept.
+# fl-test: retries=2
+FL_WATCHDOG_S=${FL_WATCHDOG_S:-270}  # LIMIT_S below, and the cleanup
 . "$(dirname "$0")/common.inc"
 
 if [ -n "${FL_SANITIZERS:-}" ]; then
@@ -26,7 +31,7 @@ fi
 RUN=$B/frontload
 [ -x "$RUN" ] || fail "$RUN not built (ninja frontload)"
 command -v jq >/dev/null 2>&1 || fail "jq not installed"
-LIMIT_S=150
+LIMIT_S=240
 
 O=$T/run
 note "frontload run --quick --out $O"
