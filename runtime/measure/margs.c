@@ -55,6 +55,29 @@ void fm_knobs_usage(FILE *fp)
 	}
 }
 
+/* The value of option name: "--name=V", or the next argument when it takes one. 1, or -1
+ * (message printed) when it is missing or given to an option that takes none. */
+static int take_value(int has_arg, const char *eq, int argc, char **argv, int *i,
+	const char *name, const char **val)
+{
+	*val = NULL;
+	if (!has_arg) {
+		if (eq == NULL)
+			return 1;
+		fprintf(stderr, FM_PROG ": --%s takes no value\n", name);
+		return -1;
+	}
+	if (eq)
+		*val = eq + 1;
+	else if (*i < argc)
+		*val = argv[(*i)++];
+	else {
+		fprintf(stderr, FM_PROG ": --%s needs a value (see --help)\n", name);
+		return -1;
+	}
+	return 1;
+}
+
 int fm_args_next(int argc, char **argv, int *i, const struct fm_opt *opts, int *id,
 	const char **val, const char **knob)
 {
@@ -70,44 +93,17 @@ int fm_args_next(int argc, char **argv, int *i, const struct fm_opt *opts, int *
 	}
 	eq = strchr(a, '=');
 	snprintf(name, sizeof(name), "%.*s", (int)(eq ? eq - a - 2 : (long)strlen(a + 2)), a + 2);
-	for (const struct fm_opt *o = opts; o->name; o++) {
-		if (strcmp(o->name, name) != 0)
-			continue;
-		*id = o->id;
-		*val = NULL;
-		if (o->has_arg) {
-			if (eq)
-				*val = eq + 1;
-			else if (*i < argc)
-				*val = argv[(*i)++];
-			else {
-				fprintf(stderr, FM_PROG ": --%s needs a value (see --help)\n", name);
-				return -1;
-			}
-		} else if (eq) {
-			fprintf(stderr, FM_PROG ": --%s takes no value\n", name);
-			return -1;
+	for (const struct fm_opt *o = opts; o->name; o++)
+		if (strcmp(o->name, name) == 0) {
+			*id = o->id;
+			return take_value(o->has_arg, eq, argc, argv, i, name, val);
 		}
-		return 1;
-	}
-	for (const struct fm_knob_def *k = fm_knob_defs; k->name; k++) {
-		if (strcmp(k->name, name) != 0)
-			continue;
-		*id = FM_OPT_KNOB;
-		*val = NULL;
-		if (k->has_arg) {
-			if (eq)
-				*val = eq + 1;
-			else if (*i < argc)
-				*val = argv[(*i)++];
-			else {
-				fprintf(stderr, FM_PROG ": --%s needs a value (see --help)\n", name);
-				return -1;
-			}
+	for (const struct fm_knob_def *k = fm_knob_defs; k->name; k++)
+		if (strcmp(k->name, name) == 0) {
+			*id = FM_OPT_KNOB;
+			*knob = k->name;
+			return take_value(k->has_arg, eq, argc, argv, i, name, val);
 		}
-		*knob = k->name;
-		return 1;
-	}
 	fprintf(stderr, FM_PROG ": unknown option \"%s\" (see --help)\n", a);
 	return -1;
 }
