@@ -33,6 +33,7 @@
 #include "overheads.h"
 #include "paths.h"
 #include "pipeline.h"
+#include "request_setup.h"
 #include "ranker.h"
 #include "sampler.h"
 #include "session.h"
@@ -58,13 +59,11 @@ struct leaf_config {
 	uint64_t rpc_ping_ms, rpc_timeout_ms, rpc_channels;
 	uint64_t inflight_limit, max_queue_ms, stale_ms, sessions_max, session_ttl_ms;
 	uint64_t sessions_max_bytes;
-	uint64_t extractors_per_story, max_stories, active_copies;
-	uint64_t active_functions, footprint_bytes;
+	uint64_t active_copies, active_functions, footprint_bytes;
 	const char *dispatch;
 	double zipf_alpha;
-	double body, hit;
-	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
-	uint64_t max_frame_bytes, max_reply_bytes, max_output_bytes;
+	struct fl_pipeline_knobs pk;
+	uint64_t max_frame_bytes, max_output_bytes;
 	const char *corpus_dir;
 	uint64_t corpus_seed, seed;
 	const char *stats_file;
@@ -129,31 +128,13 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"sessions.bytes, max_bytes"),
 	FL_OPT_UINT("session-ttl-ms", session_ttl_ms, 0, UINT32_MAX, "MS", "600000", "idle "
 		"session expiry (ms; 0 = none)"),
-	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
-		"generated extractor calls per story"),
-	FL_OPT_UINT("max-stories", max_stories, 1, 1000000, "N", "64", "stories of a "
-		"request used, the rest ignored"),
 	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
 		"knob: copies of each extractor variant in the plan (0 = all)"),
 	FL_PLAN_CLI_OPTS,
-	FL_OPT_REAL("body", body, 0, 100, "PCT", "100", "share of extractor calls that run "
-		"their full body (%)"),
-	FL_OPT_REAL("hit", hit, 0, 100, "PCT", "50", "extractor lookup hit rate (%)"),
-	FL_OPT_UINT("score-passes", score_passes, 0, 10000, "N", "4", "story processor "
-		"scoring passes"),
-	FL_OPT_UINT("topk", topk, 1, 1000000, "N", "16", "stories kept after ranking"),
-	FL_OPT_UINT("blend-passes", blend_passes, 0, 10000, "N", "2", "blending passes over "
-		"the kept stories"),
-	FL_OPT_UINT("serialize-passes", serialize_passes, 0, 10000, "N", "2", "serialization "
-		"passes over the kept stories"),
-	FL_OPT_UINT("emb-rows", emb_rows, 1, 1u << 24, "N", "4096", "DLRM rows per embedding "
-		"table"),
-	FL_OPT_UINT("zstd-level", zstd_level, 1, 19, "L", "3", "reply compression level"),
+	FL_PIPELINE_CLI_OPTS,
 	FL_OPT_UINT("max-frame-bytes", max_frame_bytes, 64, UINT32_MAX, "BYTES", "33554432",
 		"largest request frame payload, also the cap on a decompressed request and on "
 		"mock replies"),
-	FL_OPT_UINT("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "16777216",
-		"cap on a reply's sampled size"),
 	FL_OPT_UINT("max-output-bytes", max_output_bytes, 1, 1ull << 40, "BYTES", "67108864",
 		"unsent reply bytes per connection before the client is dropped as too slow"),
 	FL_OPT_STR("corpus-dir", corpus_dir, "DIR", NULL, "reply bytes from this directory's "
@@ -256,11 +237,8 @@ struct leaf_server {
 	char tls_dir[4096];
 	char mock_host[256];
 	uint16_t mock_port;
-	struct fl_lib lib;
-	struct fl_plan plan;
-	char plan_json[1024];           /* fl_plan_report_json of plan */
+	struct fl_request_base base;    /* reply sizes, library, plan (request_setup.h) */
 	struct fl_rpc_dist dist;
-	struct fl_pct resp_sizes;
 	struct fl_corpus corpus;
 	int have_corpus;
 	struct fl_session_store *sessions;
@@ -395,12 +373,12 @@ static json_t *config_json(struct leaf_server *s)
 		json_object_set_new(o, key, v);
 	}
 	/* What the defaults resolved to. */
-	json_object_set_new(o, "lib_path", json_string(s->lib.path));
+	json_object_set_new(o, "lib_path", json_string(s->base.lib.path));
 	json_object_set_new(o, "port_bound", json_integer(fl_io_port(s->io)));
 	json_object_set_new(o, "plan_functions",
-		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
-	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
-	json_object_set_new(o, "plan", json_loads(s->plan_json, 0, NULL));
+		json_integer((json_int_t)fl_plan_footprint(&s->base.plan)));
+	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->base.lib.n));
+	json_object_set_new(o, "plan", json_loads(s->base.plan_json, 0, NULL));
 	json_object_set_new(o, "corpus", json_string(s->corpus.source));
 	json_object_set_new(o, "corpus_bytes", json_integer((json_int_t)s->corpus.len));
 	return o;
@@ -410,11 +388,6 @@ static json_t *config_json(struct leaf_server *s)
 static int write_atomic(const char *path, const char *text)
 {
 	return fl_write_file_atomic(path, text, strlen(text), NULL, 0);
-}
-
-static uint32_t pct_q16(double pct)
-{
-	return (uint32_t)lround(pct * 65536.0 / 100.0);
 }
 
 /* The scratch cap of the pools' configs: 0 (grow-only) when the tuning is off. */
@@ -441,19 +414,10 @@ static void leaf_start(struct leaf_server *s)
 	if (fl_data_path("rpc_dist.json", path, sizeof(path), err, sizeof(err)) != 0 ||
 	    fl_rpc_dist_load(path, &s->dist, err, sizeof(err)) != 0)
 		die(1, "%s", err);
-	if (fl_data_path("feed_aggregator_resp_sizes.json", path, sizeof(path), err,
-	    sizeof(err)) != 0 ||
-	    fl_size_table_load(path, "resp_size_", &s->resp_sizes, err, sizeof(err)) != 0)
-		die(1, "%s", err);
-
-	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
-		die(1, "%s", err);
-	if (fl_plan_from_knobs(&s->plan, &s->lib, &(struct fl_plan_knobs){ c->seed,
+	if (fl_request_base_open(&s->base, c->lib, &(struct fl_plan_knobs){ c->seed,
 	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
-	    c->zipf_alpha }, err, sizeof(err)) != 0 ||
-	    fl_plan_report_json(&s->plan, &s->lib, 1, s->plan_json, sizeof(s->plan_json), err,
-	    sizeof(err)) != 0)
-		die(1, "plan: %s", err);
+	    c->zipf_alpha }, 1, err, sizeof(err)) != 0)
+		die(1, "%s", err);
 
 	int rc = c->corpus_dir ?
 		fl_corpus_load_dir(&s->corpus, c->corpus_dir, err, sizeof(err)) :
@@ -483,26 +447,12 @@ static void leaf_start(struct leaf_server *s)
 	if (!(s->ovh = fl_overheads_new(&oc, err, sizeof(err))))
 		die(1, "overheads: %s", err);
 
-	struct fl_pipeline_config pc = {
-		.plan = &s->plan,
-		.corpus = &s->corpus,
-		.resp_bytes = &s->resp_sizes,
-		.sessions = s->sessions,
-		.extract_per_story = (uint32_t)c->extractors_per_story,
-		.max_stories = (uint32_t)c->max_stories,
-		.body_q16 = pct_q16(c->body),
-		.hit_q16 = pct_q16(c->hit),
-		.score_passes = (uint32_t)c->score_passes,
-		.topk = (uint32_t)c->topk,
-		.blend_passes = (uint32_t)c->blend_passes,
-		.serialize_passes = (uint32_t)c->serialize_passes,
-		.emb_rows = (uint32_t)c->emb_rows,
-		.max_reply_bytes = (uint32_t)c->max_reply_bytes,
-		.max_request_bytes = (uint32_t)c->max_frame_bytes,
-		.zstd_level = (int)c->zstd_level,
-		.seed = c->seed,
-		.scratch_keep_bytes = keep_bytes(),
-	};
+	struct fl_pipeline_config pc;
+	fl_pipeline_config_init(&pc, &s->base, &c->pk, c->seed);
+	pc.corpus = &s->corpus;
+	pc.sessions = s->sessions;
+	pc.max_request_bytes = (uint32_t)c->max_frame_bytes;
+	pc.scratch_keep_bytes = keep_bytes();
 	if (!(s->pipeline = fl_pipeline_new(&pc, err, sizeof(err))))
 		die(1, "pipeline: %s", err);
 
@@ -620,11 +570,11 @@ static void leaf_banner(struct leaf_server *s)
 	printf(PROG ": listening on %s port %u (%s), stats %s\n", c->host,
 		(unsigned)fl_io_port(s->io), c->tls ? "TLS" : "plain TCP",
 		c->stats_file ? c->stats_file : "off");
-	printf("  library:   %s\n", s->lib.path);
+	printf("  library:   %s\n", s->base.lib.path);
 	printf("  footprint: %zu functions in the plan of %zu in the library (%u of %u copies "
-		"per variant)\n", fl_plan_footprint(&s->plan), s->lib.n, s->plan.active_copies,
-		s->plan.copies);
-	printf("  plan:      %s\n", s->plan_json);
+		"per variant)\n", fl_plan_footprint(&s->base.plan), s->base.lib.n, s->base.plan.active_copies,
+		s->base.plan.copies);
+	printf("  plan:      %s\n", s->base.plan_json);
 	printf("  corpus:    %s, %zu bytes\n", s->corpus.source, s->corpus.len);
 	if (s->stats.ready_ms >= 0)
 		printf("  ready:     %.0f ms after exec (+- 1 clock tick)\n", s->stats.ready_ms);
@@ -640,8 +590,8 @@ static void leaf_banner(struct leaf_server *s)
 	else
 		printf("fanout off (--mock none)\n");
 	printf("  request:   %llu extractor calls per story, up to %llu stories, inflight "
-		"limit %llu\n", (unsigned long long)c->extractors_per_story,
-		(unsigned long long)c->max_stories, (unsigned long long)c->inflight_limit);
+		"limit %llu\n", (unsigned long long)c->pk.extractors_per_story,
+		(unsigned long long)c->pk.max_stories, (unsigned long long)c->inflight_limit);
 
 	struct fl_fanout_expect e;
 	fl_rpc_expect(&s->dist, c->rpc_fanout_scale, &e);
@@ -758,8 +708,7 @@ static void leaf_free(struct leaf_server *s)
 		fl_session_store_free(s->sessions);
 	if (s->have_corpus)
 		fl_corpus_free(&s->corpus);
-	fl_plan_free(&s->plan);
-	fl_lib_close(&s->lib);
+	fl_request_base_close(&s->base);
 	json_decref(s->config_json);
 }
 

@@ -354,19 +354,7 @@ static void ranker_rank(struct ranker_thread *rt, struct fl_job *job)
 	}
 
 	/* Stage 2 on this thread; its admission half already ran on the IO thread. */
-	uint64_t c0 = fl_meter_cpu_ns(&rt->meter), m0 = fl_mono_ns();
-	struct fl_ovh_req oq = {
-		.method = (uint32_t)w->req->method,
-		.user_id = w->req->user_id,
-		.session_id = w->req->session_id,
-		.request_id = job->request_id,
-		.client_ts_ns = job->client_ts_ns,
-		.now_ns = fl_wall_ns(),
-	};
-	struct fl_ovh_out oo;
-	enum fl_ovh_verdict v = fl_overheads_run(r->cfg.ovh, &oq, &oo);
-	w->t.cpu_ns[FL_STAGE_OVERHEADS] += fl_meter_cpu_ns(&rt->meter) - c0;
-	w->t.wall_ns[FL_STAGE_OVERHEADS] += fl_mono_ns() - m0;
+	enum fl_ovh_verdict v = fl_pipeline_overheads(rt->wk, r->cfg.ovh, w, job->client_ts_ns);
 	if (v == FL_OVH_DENIED || v == FL_OVH_STALE) {
 		job_fail(job, v == FL_OVH_DENIED ? FL_STATUS_DENIED : FL_STATUS_STALE,
 			v == FL_OVH_DENIED ? "request key denied by the ACL"

@@ -25,6 +25,7 @@
 #include "pipeline.h"
 #include "pmu.h"
 #include "reqgen.h"
+#include "request_setup.h"
 #include "sampler.h"
 #include "session.h"
 #include "wire.h"
@@ -40,10 +41,9 @@ struct simreq_config {
 	const char *dispatch;
 	double zipf_alpha;
 	int plan_only;
-	uint64_t extractors_per_story, calls_per_request, stories, story_bytes, max_stories;
-	double body, hit;
-	uint64_t score_passes, topk, blend_passes, serialize_passes, emb_rows, zstd_level;
-	uint64_t max_reply_bytes, max_request_bytes, request_bytes, sessions, sessions_max;
+	struct fl_pipeline_knobs pk;
+	uint64_t calls_per_request, stories, story_bytes;
+	uint64_t max_request_bytes, request_bytes, sessions, sessions_max;
 	const char *method;
 	int zstd, zstd_frames;
 	uint64_t corpus_mb, corpus_seed;
@@ -67,8 +67,7 @@ static const struct fl_cli_opt simreq_opts[] = {
 		"corpus, no requests"),
 	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
 		"weights, overheads and the request stream"),
-	FL_OPT_UINT("extractors-per-story", extractors_per_story, 0, 100000000, "N", "340",
-		"generated extractor calls per story"),
+	FL_PIPELINE_CLI_OPTS,
 	FL_OPT_UINT("calls-per-request", calls_per_request, 0, 1000000000, "N", "0",
 		"convenience: sets --extractors-per-story to round(N / min(stories, "
 		"max-stories)) (0 = unset)"),
@@ -76,23 +75,6 @@ static const struct fl_cli_opt simreq_opts[] = {
 		"request builder's, as frontload-driver sends)"),
 	FL_OPT_UINT("story-bytes", story_bytes, 0, 1u << 20, "BYTES", "1024", "body bytes per "
 		"story"),
-	FL_OPT_UINT("max-stories", max_stories, 1, 65536, "N", "64", "stories of a request "
-		"used, the rest ignored"),
-	FL_OPT_REAL("body", body, 0, 100, "PCT", "100", "share of extractor calls that run "
-		"their full body (%)"),
-	FL_OPT_REAL("hit", hit, 0, 100, "PCT", "50", "extractor lookup hit rate (%)"),
-	FL_OPT_UINT("score-passes", score_passes, 0, 10000, "N", "4", "story processor "
-		"scoring passes"),
-	FL_OPT_UINT("topk", topk, 1, 1000000, "N", "16", "stories kept after ranking"),
-	FL_OPT_UINT("blend-passes", blend_passes, 0, 10000, "N", "2", "blending passes over "
-		"the kept stories"),
-	FL_OPT_UINT("serialize-passes", serialize_passes, 0, 10000, "N", "2", "serialization "
-		"passes over the kept stories"),
-	FL_OPT_UINT("emb-rows", emb_rows, 1, 1u << 24, "N", "4096", "DLRM rows per embedding "
-		"table"),
-	FL_OPT_UINT("zstd-level", zstd_level, 1, 19, "L", "3", "reply compression level"),
-	FL_OPT_UINT("max-reply-bytes", max_reply_bytes, 1, UINT32_MAX, "BYTES", "16777216",
-		"cap on a reply's sampled size"),
 	FL_OPT_UINT("max-request-bytes", max_request_bytes, 64, UINT32_MAX, "BYTES", "4194304",
 		"cap on a sampled request size and on a decompressed request"),
 	FL_OPT_UINT("request-bytes", request_bytes, 0, 1u << 30, "BYTES", "0", "fixed packed "
@@ -196,22 +178,19 @@ static void config_parse(struct simreq_config *c, int argc, char **argv)
 	if (strcmp(c->stage, "all") != 0 && strcmp(c->stage, "extract") != 0)
 		die(2, "--stage: expected all or extract, got \"%s\"", c->stage);
 	if (c->calls_per_request) {
-		uint64_t used = c->stories < c->max_stories ? c->stories : c->max_stories;
+		uint64_t used = c->stories < c->pk.max_stories ? c->stories : c->pk.max_stories;
 
-		c->extractors_per_story = (c->calls_per_request + used / 2) / used;
-		if (c->extractors_per_story == 0)
-			c->extractors_per_story = 1;
+		c->pk.extractors_per_story = (c->calls_per_request + used / 2) / used;
+		if (c->pk.extractors_per_story == 0)
+			c->pk.extractors_per_story = 1;
 	}
 }
 
 /* Everything main builds. */
 struct simreq {
 	struct simreq_config cfg;
-	struct fl_lib lib;
-	struct fl_plan plan;
-	char plan_json[1024];            /* fl_plan_report_json of plan */
+	struct fl_request_base base;     /* reply sizes, library, plan (request_setup.h) */
 	struct fl_corpus corpus;
-	struct fl_pct resp_sizes;
 	struct fl_reqgen gen;
 	struct fl_session_store *sessions;
 	struct fl_overheads *ovh;
@@ -273,31 +252,18 @@ static void simreq_extract_check(struct simreq *s, const struct fl_work *w, uint
 	s->counted_cpu_ns += s->extract_t1 - s->extract_t0;
 }
 
-static uint32_t pct_q16(double pct)
-{
-	return (uint32_t)lround(pct * 65536.0 / 100.0);
-}
-
 static void simreq_start(struct simreq *s)
 {
 	struct simreq_config *c = &s->cfg;
 	struct fl_reqgen_config rc;
-	char err[1024], path[4096];
+	char err[1024];
 
-	if (fl_data_path("feed_aggregator_resp_sizes.json", path, sizeof(path), err,
-	    sizeof(err)) != 0 ||
-	    fl_size_table_load(path, "resp_size_", &s->resp_sizes, err, sizeof(err)) != 0)
-		die(1, "%s", err);
-	if (fl_lib_open(&s->lib, c->lib, err, sizeof(err)) != 0)
-		die(1, "%s", err);
 	/* The reuse profile is a pure function of the plan: not worth a slow pass under
 	 * valgrind (--plan-only natively gives it). */
-	if (fl_plan_from_knobs(&s->plan, &s->lib, &(struct fl_plan_knobs){ c->seed,
+	if (fl_request_base_open(&s->base, c->lib, &(struct fl_plan_knobs){ c->seed,
 	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
-	    c->zipf_alpha }, err, sizeof(err)) != 0 ||
-	    fl_plan_report_json(&s->plan, &s->lib, !RUNNING_ON_VALGRIND, s->plan_json,
-	    sizeof(s->plan_json), err, sizeof(err)) != 0)
-		die(1, "plan: %s", err);
+	    c->zipf_alpha }, !RUNNING_ON_VALGRIND, err, sizeof(err)) != 0)
+		die(1, "%s", err);
 	if (c->plan_only)
 		return;
 	if (fl_corpus_generate(&s->corpus, c->corpus_seed, (size_t)c->corpus_mb << 20, err,
@@ -328,25 +294,11 @@ static void simreq_start(struct simreq *s)
 	};
 	if (!(s->ovh = fl_overheads_new(&oc, err, sizeof(err))))
 		die(1, "overheads: %s", err);
-	struct fl_pipeline_config pc = {
-		.plan = &s->plan,
-		.corpus = &s->corpus,
-		.resp_bytes = &s->resp_sizes,
-		.sessions = s->sessions,
-		.extract_per_story = (uint32_t)c->extractors_per_story,
-		.max_stories = (uint32_t)c->max_stories,
-		.body_q16 = pct_q16(c->body),
-		.hit_q16 = pct_q16(c->hit),
-		.score_passes = (uint32_t)c->score_passes,
-		.topk = (uint32_t)c->topk,
-		.blend_passes = (uint32_t)c->blend_passes,
-		.serialize_passes = (uint32_t)c->serialize_passes,
-		.emb_rows = (uint32_t)c->emb_rows,
-		.max_reply_bytes = (uint32_t)c->max_reply_bytes,
-		.max_request_bytes = (uint32_t)c->max_request_bytes,
-		.zstd_level = (int)c->zstd_level,
-		.seed = c->seed,
-	};
+	struct fl_pipeline_config pc;
+	fl_pipeline_config_init(&pc, &s->base, &c->pk, c->seed);
+	pc.corpus = &s->corpus;
+	pc.sessions = s->sessions;
+	pc.max_request_bytes = (uint32_t)c->max_request_bytes;
 	if (!(s->pipeline = fl_pipeline_new(&pc, err, sizeof(err))))
 		die(1, "pipeline: %s", err);
 	if (!(s->wk = fl_worker_new(s->pipeline, 0, err, sizeof(err))))
@@ -405,19 +357,7 @@ static void simreq_one(struct simreq *s, uint64_t i, const struct fl_bytes *payl
 		die(1, "request %llu: overheads refused admission", (unsigned long long)i);
 	if (fl_pipeline_decode(s->wk, &w, err, sizeof(err)) != 0)
 		die(1, "request %llu: %s", (unsigned long long)i, err);
-	uint64_t oc = fl_thread_cpu_ns(), om = fl_mono_ns();
-	struct fl_ovh_req oq = {
-		.method = (uint32_t)w.req->method,
-		.user_id = w.req->user_id,
-		.session_id = w.req->session_id,
-		.request_id = w.request_id,
-		.client_ts_ns = fl_wall_ns(),
-		.now_ns = fl_wall_ns(),
-	};
-	struct fl_ovh_out oo;
-	enum fl_ovh_verdict v = fl_overheads_run(s->ovh, &oq, &oo);
-	w.t.cpu_ns[FL_STAGE_OVERHEADS] += fl_thread_cpu_ns() - oc;
-	w.t.wall_ns[FL_STAGE_OVERHEADS] += fl_mono_ns() - om;
+	enum fl_ovh_verdict v = fl_pipeline_overheads(s->wk, s->ovh, &w, fl_wall_ns());
 	/* A denied request (the ACL's share) ends here, as in the leaf. */
 	if (v == FL_OVH_ADMIT) {
 		/* counted over stage 3 only in measured requests (see simreq_extract_clock) */
@@ -557,13 +497,13 @@ static json_t *simreq_plan_json(const struct simreq *s)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "program", json_string(PROG));
-	json_object_set_new(o, "lib", json_string(s->lib.path));
-	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->lib.n));
+	json_object_set_new(o, "lib", json_string(s->base.lib.path));
+	json_object_set_new(o, "library_functions", json_integer((json_int_t)s->base.lib.n));
 	json_object_set_new(o, "plan_functions",
-		json_integer((json_int_t)fl_plan_footprint(&s->plan)));
-	json_object_set_new(o, "copies", json_integer(s->plan.copies));
-	json_object_set_new(o, "active_copies", json_integer(s->plan.active_copies));
-	json_object_set_new(o, "plan", json_loads(s->plan_json, 0, NULL));
+		json_integer((json_int_t)fl_plan_footprint(&s->base.plan)));
+	json_object_set_new(o, "copies", json_integer(s->base.plan.copies));
+	json_object_set_new(o, "active_copies", json_integer(s->base.plan.active_copies));
+	json_object_set_new(o, "plan", json_loads(s->base.plan_json, 0, NULL));
 	return o;
 }
 
@@ -615,7 +555,7 @@ static json_t *simreq_json(struct simreq *s)
 	json_object_set_new(o, "warmup", json_integer((json_int_t)c->warmup));
 	json_object_set_new(o, "requests", json_integer((json_int_t)c->requests));
 	json_object_set_new(o, "stories_used", json_integer((json_int_t)(c->stories <
-		c->max_stories ? c->stories : c->max_stories)));
+		c->pk.max_stories ? c->stories : c->pk.max_stories)));
 	json_object_set_new(o, "extract_calls", json_integer((json_int_t)s->extract_calls));
 	json_object_set_new(o, "extract_calls_per_request",
 		json_real((double)s->extract_calls / (double)c->requests));
@@ -657,8 +597,7 @@ static void simreq_free(struct simreq *s)
 	if (s->sessions)
 		fl_session_store_free(s->sessions);
 	fl_corpus_free(&s->corpus);
-	fl_plan_free(&s->plan);
-	fl_lib_close(&s->lib);
+	fl_request_base_close(&s->base);
 }
 
 /* Write the summary to --json or stdout and drop it. */
@@ -683,19 +622,18 @@ int main(int argc, char **argv)
 	simreq_start(s);
 	if (s->cfg.plan_only) {
 		simreq_write(s, simreq_plan_json(s));
-		fl_plan_free(&s->plan);
-		fl_lib_close(&s->lib);
+		fl_request_base_close(&s->base);
 		return 0;
 	}
 	if (!s->cfg.quiet)
 		fprintf(stderr, PROG ": %zu functions in the plan (%u of %u copies), %llu extractor "
 			"calls per story, %llu stories per request (%llu used), %llu warmup + %llu "
-			"measured requests, stage %s%s\n", fl_plan_footprint(&s->plan),
-			s->plan.active_copies, s->plan.copies,
-			(unsigned long long)s->cfg.extractors_per_story,
+			"measured requests, stage %s%s\n", fl_plan_footprint(&s->base.plan),
+			s->base.plan.active_copies, s->base.plan.copies,
+			(unsigned long long)s->cfg.pk.extractors_per_story,
 			(unsigned long long)s->cfg.stories,
-			(unsigned long long)(s->cfg.stories < s->cfg.max_stories ? s->cfg.stories :
-				s->cfg.max_stories), (unsigned long long)s->cfg.warmup,
+			(unsigned long long)(s->cfg.stories < s->cfg.pk.max_stories ? s->cfg.stories :
+				s->cfg.pk.max_stories), (unsigned long long)s->cfg.warmup,
 			(unsigned long long)s->cfg.requests, s->cfg.stage,
 			RUNNING_ON_VALGRIND ? ", under valgrind" : "");
 	simreq_run(s);

@@ -39,7 +39,7 @@ warn="-Wall -Wextra -Wshadow -Wmissing-prototypes"
 fuzzflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 -fno-sanitize-recover=undefined $warn -Wno-unknown-attributes"
 replayflags="-std=gnu11 -g -O1 $warn"
-incs="-I$fz -I$src/runtime/common -I$src/runtime/leaf -I$src/runtime/mock -I$src/runtime/extract \
+incs="-I$fz -I$src/runtime/common -I$src/runtime/request -I$src/runtime/leaf -I$src/runtime/mock -I$src/runtime/extract \
 -I$src/runtime/driver -I$src/runtime/run \
 -I$src/runtime/measure -I$src/templates -I$src/generator -I$out/gen $(pkg-config --cflags openblas) \
 -DFL_SRC_DATA_DIR=\"$src/runtime/data\""
@@ -49,8 +49,8 @@ libs="$(pkg-config --libs libevent libzstd libprotobuf-c jansson openssl) -lm -l
 # "proto" is protoc-c's frontload.pb-c.c).
 srcs_frame="tests/fuzz/fuzz_frame.c runtime/common/wire.c runtime/common/zcodec.c
 	runtime/common/corpus.c runtime/common/murmur.c runtime/common/sampler.c
-	runtime/leaf/pipeline.c runtime/leaf/dlrm.c runtime/leaf/story_proc.c
-	runtime/leaf/session.c runtime/leaf/stages.c runtime/extract/dispatch.c
+	runtime/request/pipeline.c runtime/request/overheads.c runtime/request/dlrm.c
+	runtime/request/story_proc.c runtime/request/session.c runtime/request/stages.c runtime/extract/dispatch.c
 	templates/helpers.c proto"
 srcs_mock="tests/fuzz/fuzz_mock.c runtime/mock/mock_methods.c runtime/mock/mock_shape.c
 	runtime/common/wire.c runtime/common/zcodec.c proto"

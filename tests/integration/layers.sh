@@ -5,9 +5,10 @@
 # For every folder, the real compile command of one of its objects (ninja -t commands)
 # gives the -I flags; a one-line file including a header of each other folder is run
 # through the preprocessor with them. Allowed (the layer order of README's architecture
-# section): common sees common; extract sees templates and common; leaf sees extract;
-# mock, driver, run and measure see common only; the harness (measure/simreq.c) also sees
-# leaf, whose pipeline it runs until that moves to its own layer.
+# section): common sees common; extract sees templates and common; request (the pipeline
+# stages) sees extract; leaf sees request; mock, driver, run and measure see common only;
+# the harness (measure/simreq.c), a second front end of the pipeline, also sees request
+# and what request sees, never leaf.
 set -u
 src=$(cd "${FL_SRCDIR:?FL_SRCDIR must name the source tree}" && pwd) || exit 1
 build=$(cd "${FL_BUILDDIR:-.}" && pwd) || exit 1
@@ -20,22 +21,23 @@ cd "$build" || exit 1
 cat >"$T/layers" <<'LAYERS'
 common obj/rt/wire.o common
 extract obj/rt/libload.o extract templates common
-leaf obj/rt/ranker.o leaf extract templates common
+request obj/rt/pipeline.o request extract templates common
+leaf obj/rt/ranker.o leaf request extract templates common
 mock obj/rt/mock_server.o mock common
 driver obj/rt/driver_engine.o driver common
 run obj/rt/run_search.o run common
 measure obj/rt/mix.o measure common
-harness obj/rt/simreq.o measure leaf extract templates common
+harness obj/rt/simreq.o measure request extract templates common
 LAYERS
 # One header per folder (each compiles alone once its folder's path is given).
 header() {
 	case $1 in
 	common) echo wire.h ;; extract) echo dispatch.h ;; templates) echo fl_extract.h ;;
-	leaf) echo stages.h ;; mock) echo mock_shape.h ;; driver) echo schedule.h ;;
+	request) echo stages.h ;; leaf) echo ranker.h ;; mock) echo mock_shape.h ;; driver) echo schedule.h ;;
 	run) echo run_host.h ;; measure) echo mix.h ;;
 	esac
 }
-all="common extract templates leaf mock driver run measure"
+all="common extract templates request leaf mock driver run measure"
 ok=0
 refused=0
 while read -r folder obj allowed; do
@@ -59,4 +61,4 @@ while read -r folder obj allowed; do
 		if [ "$got" = yes ]; then ok=$((ok + 1)); else refused=$((refused + 1)); fi
 	done
 done <"$T/layers"
-echo "8 include paths: $ok headers in the layer order resolve, $refused against it do not"
+echo "$(wc -l <"$T/layers") include paths: $ok headers in the layer order resolve, $refused against it do not"

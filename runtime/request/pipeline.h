@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "overheads.h"
 #include "stages.h"
 #include "zcodec.h"
 
@@ -118,6 +119,13 @@ struct fl_work {
  * w->req. Returns 0, or -1 with err naming the problem (the server answers
  * FL_STATUS_BAD_REQUEST). */
 int fl_pipeline_decode(struct fl_worker *wk, struct fl_work *w, char *err, size_t errlen);
+
+/* Stage 2 on a decoded request, after its admission (fl_overheads_enter, on the thread
+ * that admitted it): request key, hash, ACL, counters, staleness against client_ts_ns
+ * (the client's realtime send stamp), timed on the worker's clock like every stage.
+ * Returns FL_OVH_ADMIT, or FL_OVH_DENIED / FL_OVH_STALE: the request ends there. */
+enum fl_ovh_verdict fl_pipeline_overheads(struct fl_worker *wk, struct fl_overheads *ovh,
+	struct fl_work *w, uint64_t client_ts_ns);
 
 /* Stages 3-5 on a decoded request: extraction over min(stories, max_stories) stories,
  * story processors, DLRM ranking, session update. Returns 0, 1 when w->gate refused a

@@ -89,6 +89,26 @@ static void pipe_charge(const struct fl_worker *wk, struct fl_work *w, enum fl_s
 	*m = now;
 }
 
+enum fl_ovh_verdict fl_pipeline_overheads(struct fl_worker *wk, struct fl_overheads *ovh,
+	struct fl_work *w, uint64_t client_ts_ns)
+{
+	struct pipe_mark m;
+
+	pipe_mark_now(wk, &m);
+	struct fl_ovh_req oq = {
+		.method = (uint32_t)w->req->method,
+		.user_id = w->req->user_id,
+		.session_id = w->req->session_id,
+		.request_id = w->request_id,
+		.client_ts_ns = client_ts_ns,
+		.now_ns = fl_wall_ns(),
+	};
+	struct fl_ovh_out oo;
+	enum fl_ovh_verdict v = fl_overheads_run(ovh, &oq, &oo);
+	pipe_charge(wk, w, FL_STAGE_OVERHEADS, &m);
+	return v;
+}
+
 struct fl_pipeline *fl_pipeline_new(const struct fl_pipeline_config *cfg, char *err,
 	size_t errlen)
 {
