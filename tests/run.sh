@@ -68,7 +68,7 @@ cmocka_skips() {
 # the skip parser reads).
 units="test_template test_asm_clone test_helpers test_dispatch test_verify test_library
 	test_wire test_sampler test_corpus test_leaf_compute test_mock test_hist
-	test_schedule test_reqgen test_driver_report test_cputime test_pmu test_meter test_osfile test_process test_net test_mix
+	test_schedule test_reqgen test_driver_report test_cputime test_pmu test_meter test_ranker_queue test_osfile test_process test_net test_mix
 	test_run_search test_run_host test_run_result test_run_remote test_targets test_leafval test_cli"
 for t in ${FL_TEST_UNITS-$units}; do
 	env=env

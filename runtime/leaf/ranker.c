@@ -1,4 +1,4 @@
-/* ranker.c: RANKER threads: the job queue and a request's stages around its fanout. */
+/* ranker.c: RANKER threads: a request's stages around its fanout, jobs taken in the order of ranker_queue.h. */
 #define _GNU_SOURCE
 #include "ranker.h"
 
@@ -13,15 +13,12 @@
 #include "frontload.pb-c.h"
 #include "meter.h"
 #include "overheads.h"
+#include "ranker_queue.h"
 #include "rng.h"
 #include "wire.h"
 
 #define RANKER_MAX_THREADS 1024
 #define RANKER_MAX_FANOUT_TIDS 256  /* FANOUT threads whose CPU we can follow */
-
-struct job_list {
-	struct fl_job *head, *tail;
-};
 
 /* One RANKER thread: its worker and its totals (read by the stats writer). */
 struct ranker_thread {
@@ -49,9 +46,7 @@ struct fl_ranker {
 	struct fl_ranker_config cfg;
 	pthread_mutex_t lock;        /* guards the queues and stopping */
 	pthread_cond_t cond;         /* queue not empty, or stopping */
-	struct job_list fresh;       /* new jobs (phase RANK), at most cfg.queue_cap */
-	struct job_list replies;     /* jobs back from fanout (phase REPLY), served first */
-	unsigned nfresh;
+	struct fl_rqueue queue;      /* replies first, then new jobs (ranker_queue.h) */
 	int stopping;
 	uint64_t queue_full;         /* under lock */
 
@@ -68,28 +63,6 @@ struct fl_ranker {
 	unsigned nthreads;
 	struct ranker_thread *th;
 };
-
-static void list_push(struct job_list *l, struct fl_job *j)
-{
-	j->next = NULL;
-	if (l->tail)
-		l->tail->next = j;
-	else
-		l->head = j;
-	l->tail = j;
-}
-
-static struct fl_job *list_pop(struct job_list *l)
-{
-	struct fl_job *j = l->head;
-	if (j) {
-		l->head = j->next;
-		if (!l->head)
-			l->tail = NULL;
-		j->next = NULL;
-	}
-	return j;
-}
 
 /* CPU time of another thread (still running, not joined) into *ns. 0, or -1 when it
  * cannot be read (the caller counts it: an unread thread is not a thread at 0 ns). */
@@ -189,7 +162,7 @@ static void ranker_fanout_done(void *arg, const struct fl_fanout_result *res)
 	job->w.t.wall_ns[FL_STAGE_FANOUT] += res->wall_ns;
 
 	pthread_mutex_lock(&r->lock);
-	list_push(&r->replies, job);
+	fl_rqueue_push_reply(&r->queue, job);
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 }
@@ -399,15 +372,9 @@ static void *ranker_main(void *arg)
 	fl_worker_set_cpu_clock(rt->wk, fl_meter_cpu_ns, &rt->meter);
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
-		while (!r->replies.head && !r->fresh.head && !r->stopping)
+		while (fl_rqueue_empty(&r->queue) && !r->stopping)
 			pthread_cond_wait(&r->cond, &r->lock);
-		/* Replies first: they finish requests already paid for. */
-		struct fl_job *job = list_pop(&r->replies);
-		if (!job) {
-			job = list_pop(&r->fresh);
-			if (job)
-				r->nfresh--;
-		}
+		struct fl_job *job = fl_rqueue_pop(&r->queue);
 		pthread_mutex_unlock(&r->lock);
 		if (!job)
 			break;  /* stopping and nothing left */
@@ -439,6 +406,7 @@ struct fl_ranker *fl_ranker_new(const struct fl_ranker_config *cfg, char *err, s
 	r->cfg = *cfg;
 	r->fanout = cfg->fanout;
 	r->nthreads = cfg->threads;
+	fl_rqueue_init(&r->queue, cfg->queue_cap);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	pthread_rwlock_init(&r->fan_lock, NULL);
@@ -490,14 +458,12 @@ int fl_ranker_submit(struct fl_ranker *r, struct fl_job *job)
 	job->status = FL_STATUS_OK;
 	job->queued_ns = fl_mono_ns();
 	pthread_mutex_lock(&r->lock);
-	if (r->stopping || r->nfresh >= r->cfg.queue_cap) {
+	if (r->stopping || fl_rqueue_push_fresh(&r->queue, job) != 0) {
 		if (!r->stopping)
 			r->queue_full++;
 		pthread_mutex_unlock(&r->lock);
 		return -1;
 	}
-	list_push(&r->fresh, job);
-	r->nfresh++;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
@@ -556,7 +522,7 @@ void fl_ranker_free(struct fl_ranker *r)
 	/* Nothing should be left; a job still queued here lost its submitter's loop, so it
 	 * is freed without a reply. */
 	struct fl_job *j;
-	while ((j = list_pop(&r->fresh)) || (j = list_pop(&r->replies)))
+	while ((j = fl_rqueue_pop(&r->queue)) != NULL)
 		fl_job_free(j);
 	for (unsigned i = 0; i < r->nthreads; i++) {
 		fl_worker_free(r->th[i].wk);
