@@ -58,10 +58,10 @@ static const struct fl_cli_opt run_opts[] = {
 		"instance) for --duration and report each (is_fixed_qps = true)"),
 	FL_OPT_REAL("duration", cfg.duration_s, 0.5, 86400, "S", "60", "fixed mode: measured "
 		"seconds per rate", .alt = "4"),
-	FL_OPT_FLAG("quick", cfg.quick, "the whole job in about a minute and a half, for smoke "
-		"tests and CI: 1 s warm-up, 1.5 s probes, 4..12 s steps sized for a p95 interval of "
-		"+- 2 points, 14 steps, 15 s final windows, 3 at most (flags given explicitly still "
-		"win)"),
+	FL_OPT_FLAG("quick", cfg.quick, "the whole job in one to three minutes (60 to 190 s "
+		"measured on a 2-core machine), for smoke tests and CI: 1 s warm-up, 1.5 s "
+		"probes, 4..12 s steps sized for a p95 interval of +- 2 points, 14 steps, 15 s "
+		"final windows, 3 at most (flags given explicitly still win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
