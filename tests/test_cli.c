@@ -43,7 +43,7 @@ static const struct fl_cli_opt t_table[] = {
 #undef FL_CLI_OBJ
 #define T_NOPTS (sizeof t_table / sizeof t_table[0])
 
-static const struct fl_cli t_cli = { t_table, T_NOPTS, "quick" };
+static const struct fl_cli t_cli = { .opts = t_table, .nopts = T_NOPTS, .alt_flag = "quick" };
 
 /* Parse a NULL-terminated list of arguments (argv[0] added) into o, from a zeroed struct
  * with maybe = -1. Returns fl_cli_parse's result; err holds the message. */
@@ -230,7 +230,7 @@ static void test_bad_table(void **state)
 	/* A default that does not parse, a range beyond the field, a wrong field size. */
 	struct fl_cli_opt bad = t_table[1];
 	bad.def = "50";
-	struct fl_cli cli = { &bad, 1, NULL };
+	struct fl_cli cli = { .opts = &bad, .nopts = 1 };
 	char *argv[] = { "prog", NULL };
 	assert_int_equal(fl_cli_parse(&cli, 1, argv, &o, err, sizeof err), -1);
 	assert_non_null(strstr(err, "--count"));
@@ -292,7 +292,7 @@ static void test_help_wraps(void **state)
 			"fourteen fifteen sixteen seventeen eighteen nineteen twenty"),
 	};
 #undef FL_CLI_OBJ
-	struct fl_cli cli = { opts, 1, NULL };
+	struct fl_cli cli = { .opts = opts, .nopts = 1 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
@@ -362,6 +362,86 @@ static void test_errf(void **state)
 	assert_string_equal(buf, "abc 123");
 }
 
+/* Forwarded flags (frontload-measure's simreq knobs): checked against the other table,
+ * handed over as typed, in order; an own option of the same name wins. */
+struct t_fwd_got {
+	const char *names[8], *vals[8];
+	int n;
+	int quick;
+};
+
+static int t_take(void *obj, const struct fl_cli_opt *o, const char *val, char *err,
+	size_t errlen)
+{
+	struct t_fwd_got *g = obj;
+
+	if (strcmp(o->name, "tiny") == 0) {
+		fl_errf(err, errlen, "--tiny refused here");
+		return -1;
+	}
+	g->names[g->n] = o->name;
+	g->vals[g->n++] = val;
+	return 0;
+}
+
+static void test_forwarded(void **state)
+{
+#define FL_CLI_OBJ struct t_fwd_got
+	static const struct fl_cli_opt own[] = {
+		FL_OPT_FLAG("quick", quick, "own flag", .section = "mine"),
+	};
+#undef FL_CLI_OBJ
+	struct fl_cli cli = { .opts = own, .nopts = 1, .fwd = &t_cli, .fwd_title = "theirs",
+		.fwd_take = t_take };
+	struct t_fwd_got g;
+	char err[256];
+	char *ok[] = { "prog", "--count", "7", "--quick", "--bytes=64k", "--verbose", NULL };
+	(void)state;
+
+	memset(&g, 0, sizeof g);
+	assert_int_equal(fl_cli_parse(&cli, 6, ok, &g, err, sizeof err), 0);
+	assert_int_equal(g.quick, 1);            /* own, not forwarded */
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.names[0], "count");
+	assert_string_equal(g.vals[0], "7");
+	assert_string_equal(g.names[1], "bytes");
+	assert_string_equal(g.vals[1], "64k");   /* as typed */
+	assert_string_equal(g.names[2], "verbose");
+	assert_null(g.vals[2]);                  /* a flag has no value */
+
+	char *range[] = { "prog", "--count", "11", NULL };
+	memset(&g, 0, sizeof g);
+	assert_int_equal(fl_cli_parse(&cli, 3, range, &g, err, sizeof err), -1);
+	assert_string_equal(err, "--count: expected an integer in 1..10, got \"11\"");
+	assert_int_equal(g.n, 0);                /* refused before it was handed over */
+	char *missing[] = { "prog", "--host", NULL };
+	assert_int_equal(fl_cli_parse(&cli, 2, missing, &g, err, sizeof err), -1);
+	assert_string_equal(err, "--host needs a value (ADDR)");
+	char *flagval[] = { "prog", "--verbose=1", NULL };
+	assert_int_equal(fl_cli_parse(&cli, 2, flagval, &g, err, sizeof err), -1);
+	assert_string_equal(err, "--verbose takes no value");
+	char *taker[] = { "prog", "--count", "2", "--tiny", "3", NULL };
+	memset(&g, 0, sizeof g);
+	assert_int_equal(fl_cli_parse(&cli, 5, taker, &g, err, sizeof err), -1);
+	assert_string_equal(err, "--tiny refused here");
+	char *unknown[] = { "prog", "--nope", NULL };
+	assert_int_equal(fl_cli_parse(&cli, 2, unknown, &g, err, sizeof err), -1);
+	assert_string_equal(err, "unknown option \"--nope\"");
+
+	/* Help: own options under their section, then the forwarded ones, then --help. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	fl_cli_help(fp, &cli);
+	fclose(fp);
+	const char *mine = strstr(text, "mine:\n  --quick"), *theirs = strstr(text, "theirs:\n");
+	const char *count = strstr(text, "  --count N"), *help = strstr(text, "  --help");
+	assert_true(mine == text);
+	assert_true(theirs && count && help && theirs < count && count < help);
+	assert_non_null(strstr(text, "how many [3; --quick 2]"));  /* their alt shown */
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_help_wraps),
 		cmocka_unit_test(test_value_helpers),
 		cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_forwarded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,6 +202,45 @@ static const struct fl_cli_opt *cli_lookup(const struct fl_cli *cli, const char 
 	return NULL;
 }
 
+/* The value of o at argv[*i] (val: the text after "=", or NULL), with *i moved past a
+ * separate value; -1 with err when a flag has one or a value is missing. */
+static int cli_value(const struct fl_cli_opt *o, const char **val, int argc, char **argv,
+	int *i, char *err, size_t errlen)
+{
+	if (o->type == FL_CLI_FLAG && *val) {
+		fl_errf(err, errlen, "--%s takes no value", o->name);
+		return -1;
+	}
+	if (o->type != FL_CLI_FLAG && !*val) {
+		if (*i + 1 >= argc) {
+			fl_errf(err, errlen, "--%s needs a value (%s)", o->name,
+				o->metavar ? o->metavar : "VALUE");
+			return -1;
+		}
+		*val = argv[++*i];
+	}
+	return 0;
+}
+
+/* A forwarded flag f: its value checked by parsing it into a scratch copy of the other
+ * program's field (only the range matters here), then handed to fwd_take. */
+static int cli_forward(const struct fl_cli *cli, const struct fl_cli_opt *f, const char *val,
+	int argc, char **argv, int *i, void *obj, char *err, size_t errlen)
+{
+	if (cli_value(f, &val, argc, argv, i, err, errlen) != 0)
+		return -1;
+	void *scratch = calloc(1, f->off + f->size);
+	if (scratch == NULL) {
+		fl_errf(err, errlen, "--%s: out of memory", f->name);
+		return -1;
+	}
+	int rc = fl_cli_set(f, val ? val : "", scratch, err, errlen);
+	free(scratch);
+	if (rc != 0)
+		return -1;
+	return cli->fwd_take(obj, f, f->type == FL_CLI_FLAG ? NULL : val, err, errlen);
+}
+
 int fl_cli_parse(const struct fl_cli *cli, int argc, char **argv, void *obj, char *err,
 	size_t errlen)
 {
@@ -227,24 +266,22 @@ int fl_cli_parse(const struct fl_cli *cli, int argc, char **argv, void *obj, cha
 		}
 		size_t nlen = a[1] == '-' ? strcspn(a + 2, "=") : 0;
 		const struct fl_cli_opt *o = nlen ? cli_lookup(cli, a + 2, nlen) : NULL;
+		const struct fl_cli_opt *f = o == NULL && nlen && cli->fwd && cli->fwd_take ?
+			cli_lookup(cli->fwd, a + 2, nlen) : NULL;
+		if (f) {
+			if (cli_forward(cli, f, a[2 + nlen] == '=' ? a + 3 + nlen : NULL, argc,
+			    argv, &i, obj, err, errlen) != 0)
+				return -1;
+			continue;
+		}
 		if (o == NULL) {
 			fl_errf(err, errlen, "unknown option \"%.*s\"", (int)(nlen ? nlen + 2 :
 				strlen(a)), a);
 			return -1;
 		}
 		const char *val = a[2 + nlen] == '=' ? a + 3 + nlen : NULL;
-		if (o->type == FL_CLI_FLAG && val) {
-			fl_errf(err, errlen, "--%s takes no value", o->name);
+		if (cli_value(o, &val, argc, argv, &i, err, errlen) != 0)
 			return -1;
-		}
-		if (o->type != FL_CLI_FLAG && !val) {
-			if (i + 1 >= argc) {
-				fl_errf(err, errlen, "--%s needs a value (%s)", o->name,
-					o->metavar ? o->metavar : "VALUE");
-				return -1;
-			}
-			val = argv[++i];
-		}
 		if (fl_cli_set(o, val ? val : "", obj, err, errlen) != 0)
 			return -1;
 		given[o - cli->opts] = 1;
@@ -279,6 +316,15 @@ static void cli_wrap(FILE *fp, const char *text, int col, int indent)
 	fputc('\n', fp);
 }
 
+/* "HEADING:", wrapped like the help texts. */
+static void cli_heading(FILE *fp, const char *heading)
+{
+	char text[512];
+
+	snprintf(text, sizeof text, "%s:", heading);
+	cli_wrap(fp, text, 0, 2);
+}
+
 /* "--name METAVAR" of o into out. */
 static int cli_flag_text(const struct fl_cli_opt *o, char *out, size_t len)
 {
@@ -286,19 +332,29 @@ static int cli_flag_text(const struct fl_cli_opt *o, char *out, size_t len)
 		o->metavar ? o->metavar : "");
 }
 
-void fl_cli_help(FILE *fp, const struct fl_cli *cli)
+/* The widest "--name METAVAR" of cli's options, within CLI_FLAG_MIN..CLI_FLAG_MAX. */
+static int cli_width(const struct fl_cli *cli, int width)
 {
-	int width = CLI_FLAG_MIN;
-	char flag[128], note[256], text[1024];
+	char flag[128];
 
 	for (size_t i = 0; i < cli->nopts; i++) {
 		int n = cli_flag_text(&cli->opts[i], flag, sizeof flag);
 		if (n > width)
 			width = n < CLI_FLAG_MAX ? n : CLI_FLAG_MAX;
 	}
+	return width;
+}
+
+/* One entry per option of cli, in columns of width. */
+static void cli_help_opts(FILE *fp, const struct fl_cli *cli, int width)
+{
+	char flag[128], note[256], text[1024];
+
 	for (size_t i = 0; i < cli->nopts; i++) {
 		const struct fl_cli_opt *o = &cli->opts[i];
 		const char *alt = cli->alt_flag ? o->alt : NULL;
+		if (o->section)
+			cli_heading(fp, o->section);
 		if (o->def && alt)
 			snprintf(note, sizeof note, " [%s; --%s %s]", o->def, cli->alt_flag, alt);
 		else if (o->def || alt)
@@ -309,6 +365,19 @@ void fl_cli_help(FILE *fp, const struct fl_cli *cli)
 		snprintf(text, sizeof text, "%s%s", o->help, note);
 		cli_flag_text(o, flag, sizeof flag);
 		cli_wrap(fp, text, fprintf(fp, "  %-*s ", width, flag), width + 3);
+	}
+}
+
+void fl_cli_help(FILE *fp, const struct fl_cli *cli)
+{
+	int width = cli_width(cli, CLI_FLAG_MIN);
+
+	if (cli->fwd)
+		width = cli_width(cli->fwd, width);
+	cli_help_opts(fp, cli, width);
+	if (cli->fwd) {
+		cli_heading(fp, cli->fwd_title ? cli->fwd_title : "forwarded");
+		cli_help_opts(fp, cli->fwd, width);
 	}
 	cli_wrap(fp, "this text", fprintf(fp, "  %-*s ", width, "--help"), width + 3);
 }

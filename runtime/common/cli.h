@@ -65,6 +65,8 @@ struct fl_cli_opt {
 	const char *alt;        /* default under the alternative profile (struct fl_cli);
 	                         * NULL: def */
 	const char *help;       /* one paragraph; fl_cli_help wraps it and appends [def] */
+	const char *section;    /* --help: a heading ("run") printed before this option; NULL:
+	                         * none */
 };
 
 /* A program's flags. */
@@ -73,6 +75,15 @@ struct fl_cli {
 	size_t nopts;           /* at most FL_CLI_MAX_OPTS */
 	const char *alt_flag;   /* name of the FL_CLI_FLAG option that selects the .alt
 	                         * defaults (frontload run's "quick"); NULL: none */
+	/* Flags another program takes, forwarded to it (frontload-measure's simreq knobs): a
+	 * flag not in opts but in fwd->opts is checked against that table's type and range,
+	 * then handed to fwd_take as typed (val NULL for a flag), which stores it in obj or
+	 * refuses it (-1 with err). Their defaults are the other program's: none is applied
+	 * here. fl_cli_help lists them after opts, under the heading fwd_title. NULL: none. */
+	const struct fl_cli *fwd;
+	const char *fwd_title;
+	int (*fwd_take)(void *obj, const struct fl_cli_opt *o, const char *val, char *err,
+		size_t errlen);
 };
 
 #define FL_CLI_FIELD(f) .off = offsetof(FL_CLI_OBJ, f), .size = sizeof(((FL_CLI_OBJ *)0)->f)
@@ -90,7 +101,8 @@ struct fl_cli {
 #define FL_OPT_FLAG(n, f, h, ...) { .name = (n), .type = FL_CLI_FLAG, FL_CLI_FIELD(f), \
 	.help = (h), __VA_ARGS__ }
 
-/* Fill obj: first every option's default (def), then argv[1..argc-1] in order, then, when
+/* Fill obj: first every option's default (def), then argv[1..argc-1] in order (forwarded
+ * flags through fwd_take), then, when
  * the alt_flag option is set, the alt default of every option argv did not give. Fields
  * whose option has no def, and fields not in the table, are left as the caller set them.
  * Returns 0; FL_CLI_HELP as soon as --help or -h is seen (flags before it are applied and
@@ -108,7 +120,8 @@ int fl_cli_set(const struct fl_cli_opt *o, const char *text, void *obj, char *er
 /* The option called name (without "--"), or NULL. */
 const struct fl_cli_opt *fl_cli_find(const struct fl_cli *cli, const char *name);
 
-/* The option list for --help, one entry per option and then --help itself:
+/* The option list for --help, one entry per option (a section's heading before its first),
+ * then the forwarded ones under fwd_title, then --help itself:
  *   "  --name METAVAR   help text, wrapped to 90 columns [def; --ALT alt]"
  * The program prints its usage line and notes before and after it. */
 void fl_cli_help(FILE *fp, const struct fl_cli *cli);

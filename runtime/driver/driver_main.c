@@ -138,7 +138,9 @@ static const struct fl_cli_opt drv_opts[] = {
 	FL_OPT_FLAG("quiet", quiet, "no summary on stderr"),
 };
 #undef FL_CLI_OBJ
-static const struct fl_cli drv_cli = { drv_opts, sizeof drv_opts / sizeof drv_opts[0], NULL };
+static const struct fl_cli drv_cli = {
+	.opts = drv_opts, .nopts = sizeof drv_opts / sizeof drv_opts[0],
+};
 
 static void drv_usage(FILE *f)
 {

@@ -274,7 +274,7 @@ static void leaf_cli(struct fl_cli *cli, struct fl_cli_opt *opts, char defs[2][2
 		else if (strcmp(opts[i].name, "ranker-threads") == 0)
 			opts[i].def = defs[1];
 	}
-	*cli = (struct fl_cli){ opts, NOPTS, NULL };
+	*cli = (struct fl_cli){ .opts = opts, .nopts = NOPTS };
 }
 
 static void usage(FILE *fp, const struct fl_cli *cli, long ncpu)

@@ -30,17 +30,8 @@ static void calibrate_usage(FILE *fp)
 "X is above the MPKI at --max-calls, it then bisects the body share (--body, % of calls\n"
 "running their full body: fewer instructions per fetched function) down to --body-min.\n"
 "Prints each step and the settings found (--calls-per-request N [--body P]).\n"
-"\n"
-"  --target-mpki X            L1i misses per 1000 instructions to reach (required)\n"
-"  --tolerance T              stop within +-T MPKI [1]\n"
-"  --min-calls N, --max-calls N  calls-per-request bracket [1000, 100000]\n"
-"  --max-runs N               measured runs at most, bracket ends included [7]\n"
-"  --body-min P               lowest body share tried, % [10]\n"
-"  --json PATH                steps and result as JSON\n"
 "\n", fp);
-	fm_harness_usage(fp);
-	fputc('\n', fp);
-	fm_knobs_usage(fp);
+	fm_harness_usage(fp, FM_CMD_CALIBRATE);
 	fputs("\nexit status: 0 a setting within tolerance was found, 3 none within tolerance\n"
 		"(the closest is printed), 1 a run failed (or no hardware counters with --hardware),\n"
 		"2 usage error.\n", fp);
@@ -130,9 +121,9 @@ int fm_calibrate_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		return FM_EXIT_RUN;
 	}
-	if (fm_harness_parse(argc, argv, &a, &r, calibrate_usage) != 0)
+	if (fm_harness_parse(argc, argv, FM_CMD_CALIBRATE, &a, &r, calibrate_usage) != 0)
 		return FM_EXIT_USAGE;
-	if (!a.have_target) {
+	if (a.target_mpki == 0) {
 		fprintf(stderr, FM_PROG ": calibrate needs --target-mpki X (see --help)\n");
 		return FM_EXIT_USAGE;
 	}
@@ -164,10 +155,6 @@ int fm_calibrate_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": hardware path unsupported here (%s): using the "
 			"simulated path\n", why);
 	}
-	if (!a.requests_set)
-		r.requests = 2;
-	if (!a.warmup_set)
-		r.warmup = 1;
 	if (fm_mktemp(tmp, sizeof(tmp), err, sizeof(err)) != 0) {
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		json_decref(notes);

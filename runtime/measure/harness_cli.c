@@ -1,5 +1,6 @@
-/* harness_cli.c: what validate --harness, mix and calibrate share: their options and
- * help, the choice of path, and the native run followed by the simulated one. */
+/* harness_cli.c: what validate --harness, mix and calibrate share: their option tables
+ * and the help around them, the choice of path, and the native run followed by the
+ * simulated one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,148 +16,123 @@
 #include "simrun.h"
 #include "targets.h"
 
-/* Options of validate, mix and calibrate. */
-enum {
-	OPT_SIMULATE = 1, OPT_HARDWARE, OPT_CPU, OPT_I1, OPT_D1, OPT_LL, OPT_REQUESTS,
-	OPT_WARMUP, OPT_QUICK, OPT_JSON, OPT_TARGETS, OPT_KEEP, OPT_QUIET, OPT_STAGE, OPT_HELP,
-	OPT_TARGET_MPKI, OPT_TOLERANCE, OPT_MIN_CALLS, OPT_MAX_CALLS, OPT_MAX_RUNS, OPT_BODY_MIN,
-};
+/* Options of validate, mix and calibrate: the shared ones, then each command's own. */
+#define FL_CLI_OBJ struct fm_harness_args
+/* REQ, WARM: the defaults of --requests and --warmup (calibrate runs many points). */
+#define HARNESS_OPTS(REQ, WARM) \
+	FL_OPT_FLAG("simulate", simulate, "valgrind callgrind (cache + branch simulation, " \
+		"objdump classes); works without hardware counters", .section = "path (neither " \
+		"given: hardware when counters open here, else simulated; the choice is " \
+		"printed)"), \
+	FL_OPT_FLAG("hardware", hardware, "perf counters around the measured window of a " \
+		"native run; a host without a PMU reports every counter metric as " \
+		"\"unsupported: <reason>\""), \
+	FM_GEO_CLI_OPTS("simulated geometry"), \
+	FL_OPT_UINT("requests", requests, 1, 1000000, "N", REQ, "measured requests", \
+		.alt = "2", .section = "run"), \
+	FL_OPT_UINT("warmup", warmup, 0, 1000000, "N", WARM, "requests before the window", \
+		.alt = "1"), \
+	FL_OPT_STR("stage", stage, "all|extract", "all", "window: the whole request path, or " \
+		"the extractor calls only (callgrind --toggle-collect=fl_plan_run)"), \
+	FL_OPT_FLAG("quick", quick, "small and fast: --active-copies 2 and --corpus-mb 8 " \
+		"(unless given), and the --quick defaults of --requests and --warmup"), \
+	FL_OPT_STR("keep", keep, "DIR", NULL, "keep the callgrind output, logs and simreq " \
+		"JSON in DIR"), \
+	FL_OPT_FLAG("quiet", quiet, "no progress lines"), \
+	FL_OPT_STR("json", json, "PATH", NULL, "write the JSON report here too", \
+		.section = "output")
 
-static const struct fm_opt harness_opts[] = {
-	{ "simulate", 0, OPT_SIMULATE }, { "hardware", 0, OPT_HARDWARE },
-	{ "cpu", 1, OPT_CPU }, { "i1", 1, OPT_I1 }, { "d1", 1, OPT_D1 }, { "ll", 1, OPT_LL },
-	{ "requests", 1, OPT_REQUESTS }, { "warmup", 1, OPT_WARMUP }, { "quick", 0, OPT_QUICK },
-	{ "json", 1, OPT_JSON }, { "targets", 1, OPT_TARGETS }, { "keep", 1, OPT_KEEP },
-	{ "quiet", 0, OPT_QUIET }, { "stage", 1, OPT_STAGE }, { "help", 0, OPT_HELP },
-	{ "target-mpki", 1, OPT_TARGET_MPKI }, { "tolerance", 1, OPT_TOLERANCE },
-	{ "min-calls", 1, OPT_MIN_CALLS }, { "max-calls", 1, OPT_MAX_CALLS },
-	{ "max-runs", 1, OPT_MAX_RUNS }, { "body-min", 1, OPT_BODY_MIN },
-	{ NULL, 0, 0 },
+static const struct fl_cli_opt validate_opts[] = {
+	HARNESS_OPTS("10", "2"),
+	FL_OPT_STR("targets", targets, "PATH", NULL, "targets file (default: "
+		"<prefix>/share/frontload/targets/production.json, else the source tree's "
+		"results/targets/)"),
 };
+static const struct fl_cli_opt mix_opts[] = { HARNESS_OPTS("10", "2") };
+static const struct fl_cli_opt calibrate_opts[] = {
+	FL_OPT_REAL("target-mpki", target_mpki, 0.001, 1000, "X", NULL, "L1i misses per 1000 "
+		"instructions to reach (required)", .section = "calibration"),
+	FL_OPT_REAL("tolerance", tolerance, 0.001, 1000, "T", "1", "stop within +-T MPKI"),
+	FL_OPT_UINT("min-calls", min_calls, 1, 100000000, "N", "1000", "calls-per-request "
+		"bracket, low end"),
+	FL_OPT_UINT("max-calls", max_calls, 1, 100000000, "N", "100000", "calls-per-request "
+		"bracket, high end"),
+	FL_OPT_UINT("max-runs", max_runs, 2, 50, "N", "7", "measured runs at most, bracket "
+		"ends included"),
+	FL_OPT_REAL("body-min", body_min, 0, 100, "PCT", "10", "lowest body share tried (%)"),
+	HARNESS_OPTS("2", "1"),
+};
+#undef FL_CLI_OBJ
+#define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
-void fm_harness_usage(FILE *fp)
+/* A forwarded simreq knob: appended to the run's knobs (o->name is static). */
+static int harness_take_knob(void *obj, const struct fl_cli_opt *o, const char *val,
+	char *err, size_t errlen)
 {
+	struct fm_harness_args *a = obj;
+
+	if (fm_run_knob(a->run, o->name, val) != 0) {
+		snprintf(err, errlen, "--%s: too many knobs", o->name);
+		return -1;
+	}
+	return 0;
+}
+
+static struct fl_cli harness_cli(enum fm_harness_cmd cmd)
+{
+	struct fl_cli c = { .opts = validate_opts, .nopts = NOPTS(validate_opts),
+		.alt_flag = "quick", .fwd = &fm_knob_cli, .fwd_title = FM_KNOBS_TITLE,
+		.fwd_take = harness_take_knob };
+
+	if (cmd == FM_CMD_MIX) {
+		c.opts = mix_opts;
+		c.nopts = NOPTS(mix_opts);
+	} else if (cmd == FM_CMD_CALIBRATE) {
+		c.opts = calibrate_opts;
+		c.nopts = NOPTS(calibrate_opts);
+	}
+	return c;
+}
+
+void fm_harness_usage(FILE *fp, enum fm_harness_cmd cmd)
+{
+	struct fl_cli c = harness_cli(cmd);
+
+	fputs("options (defaults in brackets):\n", fp);
+	fl_cli_help(fp, &c);
 	fprintf(fp,
-"path:\n"
-"  --simulate                 valgrind callgrind (cache + branch simulation, objdump\n"
-"                             classes); works without hardware counters\n"
-"  --hardware                 perf counters around the measured window of a native run;\n"
-"                             a host without a PMU reports every counter metric as\n"
-"                             \"unsupported: <reason>\"\n"
-"                             (neither: hardware when counters open here, else simulated;\n"
-"                             the choice is printed)\n"
-"simulated geometry:\n"
-"  --cpu MODEL                %s [zen4]\n"
-"                             zen4: L1i 32 KiB 8-way, L1d 32 KiB 8-way, L2 1 MiB 8-way (AMD\n"
-"                               Family 19h Software Optimization Guide, pub. 57647)\n"
-"                             zen5: L1i 32 KiB 8-way, L1d 48 KiB 12-way, L2 1 MiB 16-way\n"
-"                               (AMD Family 1Ah Software Optimization Guide, pub. 58455)\n"
-"                             golden-cove: L1i 32 KiB 8-way, L1d 48 KiB 12-way, L2 2 MiB\n"
-"                               16-way (Intel Optimization Reference Manual; Sapphire\n"
-"                               Rapids L2; Alder Lake's 1.25 MiB 10-way via --ll)\n"
-"                             neoverse-v2: L1i 64 KiB 4-way, L1d 64 KiB 4-way, L2 1 MiB\n"
-"                               8-way (Arm Neoverse V2 TRM; x86 code: indicative only)\n"
-"                             The L2 is simulated as valgrind's last level (LL). A\n"
-"                             geometry whose set count is not a power of two is simulated\n"
-"                             as the nearest representable one, and the output says so.\n"
-"  --i1 S,A,L, --d1 S,A,L, --ll S,A,L\n"
-"                             override a level: size bytes, ways, line bytes\n"
-"run:\n"
-"  --requests N               measured requests [10; --quick: 2]\n"
-"  --warmup N                 requests before the window [2; --quick: 1]\n"
-"  --stage all|extract        window: the whole request path, or the extractor calls only\n"
-"                             (callgrind --toggle-collect=fl_plan_run) [all]\n"
-"  --quick                    small and fast: --active-copies 2 (unless given),\n"
-"                             --corpus-mb 8, warmup 1, 2 requests\n"
-"  --keep DIR                 keep the callgrind output, logs and simreq JSON in DIR\n"
-"  --quiet                    no progress lines\n"
+"\n"
+"cache models (--cpu: %s):\n"
+"  zen4: L1i 32 KiB 8-way, L1d 32 KiB 8-way, L2 1 MiB 8-way (AMD Family 19h Software\n"
+"    Optimization Guide, pub. 57647)\n"
+"  zen5: L1i 32 KiB 8-way, L1d 48 KiB 12-way, L2 1 MiB 16-way (AMD Family 1Ah Software\n"
+"    Optimization Guide, pub. 58455)\n"
+"  golden-cove: L1i 32 KiB 8-way, L1d 48 KiB 12-way, L2 2 MiB 16-way (Intel Optimization\n"
+"    Reference Manual; Sapphire Rapids L2; Alder Lake's 1.25 MiB 10-way via --ll)\n"
+"  neoverse-v2: L1i 64 KiB 4-way, L1d 64 KiB 4-way, L2 1 MiB 8-way (Arm Neoverse V2 TRM;\n"
+"    x86 code: indicative only)\n"
+"  The L2 is simulated as valgrind's last level (LL). A geometry whose set count is not a\n"
+"  power of two is simulated as the nearest representable one, and the output says so.\n"
 "cost: valgrind translates each distinct function once (~%.1f ms each) and then runs\n"
 "12-50x slower than native; the estimate printed before a run is (footprint functions\n"
 "touched + 3000) x %.1f ms + native run time x %.0f, and a progress line follows every\n"
 "30 s.\n", fm_cpu_names(), FM_TRANSLATE_MS, FM_TRANSLATE_MS, FM_SLOWDOWN);
 }
 
-int fm_harness_parse(int argc, char **argv, struct fm_harness_args *a, struct fm_run *r,
-	void (*usage)(FILE *))
+int fm_harness_parse(int argc, char **argv, enum fm_harness_cmd cmd,
+	struct fm_harness_args *a, struct fm_run *r, void (*usage)(FILE *))
 {
-	int i = 1, id, rc;
-	const char *v, *knob = NULL;
+	struct fl_cli c = harness_cli(cmd);
 
 	memset(a, 0, sizeof(*a));
 	a->sub = argv[0];
-	a->cpu = "zen4";
-	a->stage = "all";
-	a->tolerance = 1.0;
-	a->min_calls = 1000;
-	a->max_calls = 100000;
-	a->max_runs = 7;
-	a->body_min = 10;
-	while ((rc = fm_args_next(argc, argv, &i, harness_opts, &id, &v, &knob)) > 0) {
-		switch (id) {
-		case OPT_HELP: usage(stdout); exit(FM_EXIT_OK);
-		case OPT_SIMULATE: a->simulate = 1; break;
-		case OPT_HARDWARE: a->hardware = 1; break;
-		case OPT_CPU: a->cpu = v; break;
-		case OPT_I1: a->i1 = v; break;
-		case OPT_D1: a->d1 = v; break;
-		case OPT_LL: a->ll = v; break;
-		case OPT_QUICK: a->quick = 1; break;
-		case OPT_QUIET: a->quiet = 1; break;
-		case OPT_JSON: a->json = v; break;
-		case OPT_TARGETS: a->targets = v; break;
-		case OPT_KEEP: a->keep = v; break;
-		case OPT_STAGE:
-			if (strcmp(v, "all") != 0 && strcmp(v, "extract") != 0) {
-				fprintf(stderr, FM_PROG ": --stage: all or extract, got \"%s\"\n", v);
-				return -1;
-			}
-			a->stage = v;
-			break;
-		case OPT_REQUESTS:
-			if (fm_parse_u64("requests", v, 1, 1000000, &a->requests) != 0)
-				return -1;
-			a->requests_set = 1;
-			break;
-		case OPT_WARMUP:
-			if (fm_parse_u64("warmup", v, 0, 1000000, &a->warmup) != 0)
-				return -1;
-			a->warmup_set = 1;
-			break;
-		case OPT_TARGET_MPKI:
-			if (fm_parse_f64("target-mpki", v, 0.001, 1000, &a->target_mpki) != 0)
-				return -1;
-			a->have_target = 1;
-			break;
-		case OPT_TOLERANCE:
-			if (fm_parse_f64("tolerance", v, 0.001, 1000, &a->tolerance) != 0)
-				return -1;
-			break;
-		case OPT_MIN_CALLS:
-			if (fm_parse_u64("min-calls", v, 1, 100000000, &a->min_calls) != 0)
-				return -1;
-			break;
-		case OPT_MAX_CALLS:
-			if (fm_parse_u64("max-calls", v, 1, 100000000, &a->max_calls) != 0)
-				return -1;
-			break;
-		case OPT_MAX_RUNS:
-			if (fm_parse_u64("max-runs", v, 2, 50, &a->max_runs) != 0)
-				return -1;
-			break;
-		case OPT_BODY_MIN:
-			if (fm_parse_f64("body-min", v, 0, 100, &a->body_min) != 0)
-				return -1;
-			break;
-		case FM_OPT_KNOB:
-			if (fm_run_knob(r, knob, v) != 0) {
-				fprintf(stderr, FM_PROG ": too many knobs\n");
-				return -1;
-			}
-			break;
-		}
-	}
-	if (rc < 0)
+	a->run = r;
+	if (fm_cli_parse(&c, argc, argv, a, usage) != 0)
 		return -1;
+	if (strcmp(a->stage, "all") != 0 && strcmp(a->stage, "extract") != 0) {
+		fprintf(stderr, FM_PROG ": --stage: all or extract, got \"%s\"\n", a->stage);
+		return -1;
+	}
 	if (a->simulate && a->hardware) {
 		fprintf(stderr, FM_PROG ": --simulate and --hardware exclude each other\n");
 		return -1;
@@ -167,8 +143,8 @@ int fm_harness_parse(int argc, char **argv, struct fm_harness_args *a, struct fm
 		if (!fm_run_knob_get(r, "corpus-mb"))
 			fm_run_knob(r, "corpus-mb", "8");
 	}
-	r->warmup = a->warmup_set ? a->warmup : a->quick ? 1 : 2;
-	r->requests = a->requests_set ? a->requests : a->quick ? 2 : 10;
+	r->warmup = a->warmup;
+	r->requests = a->requests;
 	r->stage = a->stage;
 	r->quiet = a->quiet;
 	return 0;

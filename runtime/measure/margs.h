@@ -1,40 +1,42 @@
-/* margs.h: option parsing of frontload-measure's harness subcommands (validate --harness,
- * mix, calibrate, study, and validate's leaf path), and the frontload-simreq knobs they
- * forward. Messages name the flag and go to stderr. */
+/* margs.h: option parsing of frontload-measure's subcommands (validate, validate
+ * --harness, mix, calibrate, study): each describes its flags as an fl_cli table
+ * (runtime/common/cli.h) whose --help is generated from it; the frontload-simreq knobs
+ * they forward are checked against simreq's own table (simreq_knobs.h). Messages name the
+ * flag and go to stderr. */
 #ifndef FL_MARGS_H
 #define FL_MARGS_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-/* One subcommand option for fm_args_next: "--name", "--name V" or "--name=V". */
-struct fm_opt {
-	const char *name;
-	int has_arg;
-	int id;    /* returned by fm_args_next; nonzero */
-};
-#define FM_OPT_KNOB (-1) /* fm_args_next id of a forwarded simreq knob */
+#include "cli.h"
 
-/* Parse argv[*i] (advancing *i past it and its value): an option of opts (id, *val) or a
- * knob of fm_knob_defs (id FM_OPT_KNOB, *knob its name, *val its value or NULL). Returns
- * 1, 0 at the end, -1 on an unknown option or a missing value (message printed). */
-int fm_args_next(int argc, char **argv, int *i, const struct fm_opt *opts, int *id,
-	const char **val, const char **knob);
+/* frontload-simreq's knobs as an fl_cli table, for a subcommand's fwd: simreq's own
+ * (simreq_knobs.h), defined in simreq_knobs.c, which compiles with the harness's include
+ * path; this side sees only the table. */
+extern const struct fl_cli fm_knob_cli;
+#define FM_KNOBS_TITLE "frontload-simreq knobs (range-checked here, forwarded as given; " \
+	"defaults are frontload-simreq's)"
 
-/* Integer / number flag values in [lo, hi]; -1 with a message naming --flag. */
+/* The simulated geometry's options, for a subcommand's struct with the fields cpu, i1, d1
+ * and ll (const char *, given to fm_geometry); section: the heading before them. */
+#define FM_GEO_CLI_OPTS(section_) \
+	FL_OPT_STR("cpu", cpu, "MODEL", "zen4", "cache model simulated: zen4, zen5, " \
+		"golden-cove, neoverse-v2 (geometries and sources: validate --harness --help)", \
+		.section = (section_)), \
+	FL_OPT_STR("i1", i1, "S,A,L", NULL, "override the L1i: size bytes, ways, line bytes"), \
+	FL_OPT_STR("d1", d1, "S,A,L", NULL, "override the L1d: size bytes, ways, line bytes"), \
+	FL_OPT_STR("ll", ll, "S,A,L", NULL, "override the L2 (valgrind's last level): size " \
+		"bytes, ways, line bytes")
+
+/* fl_cli_parse for a subcommand: --help prints usage to stdout and exits 0; an error is
+ * printed as "frontload-measure: <message> (see --help)". Returns 0 or -1. */
+int fm_cli_parse(const struct fl_cli *cli, int argc, char **argv, void *obj,
+	void (*usage)(FILE *));
+
+/* Integer / number values in [lo, hi] (list items: study's --calls, --alphas); -1 with a
+ * message naming --flag. */
 int fm_parse_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 int fm_parse_f64(const char *flag, const char *s, double lo, double hi, double *out);
-
-/* The simreq knobs frontload-measure forwards: name (without "--") and whether it takes a
- * value; NULL-terminated. Used by every subcommand's option parser and --help. */
-struct fm_knob_def {
-	const char *name;
-	int has_arg;
-	const char *help;
-};
-extern const struct fm_knob_def fm_knob_defs[];
-
-/* Print the forwarded-knob section of a --help. */
-void fm_knobs_usage(FILE *fp);
 
 #endif

@@ -26,9 +26,7 @@ static void mix_usage(FILE *fp)
 "and in every rate's denominator; the Ir this removes is printed and in the JSON.\n"
 "Prints a table and, with --json PATH, JSON. No targets are checked (see validate).\n"
 "\n", fp);
-	fm_harness_usage(fp);
-	fputs("output:\n  --json PATH                write the JSON here too\n\n", fp);
-	fm_knobs_usage(fp);
+	fm_harness_usage(fp, FM_CMD_MIX);
 	fputc('\n', fp);
 	fm_sim_limits_usage(fp);
 	fputs("\nexit status: 0 done, 1 a run failed, 2 usage error.\n", fp);
@@ -50,7 +48,7 @@ int fm_mix_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		return FM_EXIT_RUN;
 	}
-	if (fm_harness_parse(argc, argv, &a, &r, mix_usage) != 0)
+	if (fm_harness_parse(argc, argv, FM_CMD_MIX, &a, &r, mix_usage) != 0)
 		return FM_EXIT_USAGE;
 	if (a.hardware) {
 		fprintf(stderr, FM_PROG ": mix: the hardware path reads no per-class counters; "

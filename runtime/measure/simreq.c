@@ -28,6 +28,7 @@
 #include "request_setup.h"
 #include "sampler.h"
 #include "session.h"
+#include "simreq_knobs.h"
 #include "wire.h"
 #include "zcodec.h"
 
@@ -36,17 +37,8 @@
 
 /* Every knob, as parsed; names follow the flags (the leaf's where they are the leaf's). */
 struct simreq_config {
-	const char *lib;
-	uint64_t active_copies, active_functions, footprint_bytes, seed;
-	const char *dispatch;
-	double zipf_alpha;
+	FL_SIMREQ_KNOB_FIELDS
 	int plan_only;
-	struct fl_pipeline_knobs pk;
-	uint64_t calls_per_request, stories, story_bytes;
-	uint64_t max_request_bytes, request_bytes, sessions, sessions_max;
-	const char *method;
-	int zstd, zstd_frames;
-	uint64_t corpus_mb, corpus_seed;
 	uint64_t warmup, requests;
 	const char *stage;
 	int pmu, progress, quiet;
@@ -54,44 +46,13 @@ struct simreq_config {
 };
 
 /* Every flag: parsing, --help and the JSON "config" echo (keys: name with - as _) all
- * walk this table. The knobs the leaf also has keep the leaf's names and defaults. */
+ * walk this table. The knobs are simreq_knobs.h's, which frontload-measure forwards. */
 #define FL_CLI_OBJ struct simreq_config
 static const struct fl_cli_opt simreq_opts[] = {
-	FL_OPT_STR("lib", lib, "PATH", NULL, "extractor library (default: " FL_LIB_NAME
-		" beside this program, then ../lib/)"),
-	FL_OPT_UINT("active-copies", active_copies, 0, UINT32_MAX, "N", "0", "footprint "
-		"knob: copies of each extractor variant in the plan (0 = all)"),
-	FL_PLAN_CLI_OPTS,
+	FL_SIMREQ_KNOB_OPTS,
 	FL_OPT_FLAG("plan-only", plan_only, "build the plan, write the plan part of the JSON "
 		"(library_functions, plan_functions, copies, active_copies, plan) and exit: no "
 		"corpus, no requests"),
-	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of the plan shuffle, model "
-		"weights, overheads and the request stream"),
-	FL_PIPELINE_CLI_OPTS,
-	FL_OPT_UINT("calls-per-request", calls_per_request, 0, 1000000000, "N", "0",
-		"convenience: sets --extractors-per-story to round(N / min(stories, "
-		"max-stories)) (0 = unset)"),
-	FL_OPT_UINT("stories", stories, 1, 65536, "N", "16", "stories per request (the "
-		"request builder's, as frontload-driver sends)"),
-	FL_OPT_UINT("story-bytes", story_bytes, 0, 1u << 20, "BYTES", "1024", "body bytes per "
-		"story"),
-	FL_OPT_UINT("max-request-bytes", max_request_bytes, 64, UINT32_MAX, "BYTES", "4194304",
-		"cap on a sampled request size and on a decompressed request"),
-	FL_OPT_UINT("request-bytes", request_bytes, 0, 1u << 30, "BYTES", "0", "fixed packed "
-		"request size (0 = sampled from feed_aggregator_req_sizes.json)"),
-	FL_OPT_STR("method", method, "NAME", "mix", "inbound method: mix (rpc_dist.json's "
-		"inbound mix) or one method name"),
-	FL_OPT_UINT("sessions", sessions, 1, UINT32_MAX, "N", "1000", "distinct session ids "
-		"in the request stream"),
-	FL_OPT_UINT("sessions-max", sessions_max, 0, 100000000, "N", "100000", "sessions the "
-		"leaf keeps (LRU); 0 = no session state"),
-	FL_OPT_FLAG("zstd", zstd, "ask for zstd-compressed reply payloads"),
-	FL_OPT_FLAG("zstd-frames", zstd_frames, "send request payloads as zstd frames "
-		"(decoded in stage 1)"),
-	FL_OPT_UINT("corpus-mb", corpus_mb, 1, 4096, "MIB", "64", "size of the generated "
-		"corpus (MiB)"),
-	FL_OPT_UINT("corpus-seed", corpus_seed, 0, UINT64_MAX, "S", "1", "seed of the "
-		"generated corpus"),
 	FL_OPT_UINT("warmup", warmup, 0, 1000000, "N", "2", "requests run before the measured "
 		"window"),
 	FL_OPT_UINT("requests", requests, 1, 1000000, "N", "10", "measured requests"),
@@ -107,7 +68,7 @@ static const struct fl_cli_opt simreq_opts[] = {
 };
 #undef FL_CLI_OBJ
 #define NOPTS (sizeof(simreq_opts) / sizeof(simreq_opts[0]))
-static const struct fl_cli simreq_cli = { simreq_opts, NOPTS, NULL };
+static const struct fl_cli simreq_cli = { .opts = simreq_opts, .nopts = NOPTS };
 
 static const char usage_head[] =
 "usage: " PROG " [options]\n"

@@ -79,7 +79,7 @@ int fm_run_knob(struct fm_run *r, const char *name, const char *value)
 {
 	if (r->nknobs + 2 > FM_MAX_KNOBS)
 		return -1;
-	/* Knob names come from fm_knob_defs (static strings): "--" is prefixed at spawn. */
+	/* Knob names come from the knob table (static strings): "--" is prefixed at spawn. */
 	r->knobs[r->nknobs++] = name;
 	r->knobs[r->nknobs++] = value;
 	return 0;

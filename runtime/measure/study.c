@@ -59,22 +59,77 @@ struct st_args {
 	double budget_min;
 	int no_mrc, quiet, bytes_given;
 	const char *cpu, *i1, *d1, *ll, *out;
+	const char *bytes_text, *alphas_text, *calls_text, *sizes_text, *mrc_text;
+	struct fm_run *run;      /* takes the forwarded simreq knobs */
 };
 
-enum {
-	SO_FOOTPRINT = 1, SO_ALPHAS, SO_CALLS, SO_MRC_FOOTPRINT, SO_MRC_CALLS, SO_MRC_SIZES,
-	SO_NO_MRC, SO_JOBS, SO_REQUESTS, SO_WARMUP, SO_BUDGET, SO_CPU, SO_I1, SO_D1, SO_LL,
-	SO_OUT, SO_QUIET, SO_HELP,
+/* Lists and byte counts with a T suffix are strings here, parsed after (st_parse). */
+#define FL_CLI_OBJ struct st_args
+static const struct fl_cli_opt st_opts[] = {
+	FL_OPT_STR("footprint", bytes_text, "LIST", NULL, "executed code bytes to sweep, "
+		"suffixes K, M, G (x 1024), 1..1T (default: 8K,32K,128K,512K,2M,8M,32M,128M,256M, "
+		"each capped at the library's size, and the whole library when it is smaller than "
+		"256 MiB)", .section = "points"),
+	FL_OPT_STR("alphas", alphas_text, "LIST", "flat,1", "call orders: flat (each active "
+		"function once a lap, in a seeded order) or a Zipf exponent alpha, 0..4 (calls of "
+		"the rank-r function ~ 1/r^alpha, ranks seeded, not by address)"),
+	FL_OPT_STR("calls", calls_text, "LIST", "100000", "calls per request, 1..1e9"),
+	FL_OPT_UINT("requests", requests, 1, 100000, "N", "2", "measured requests per point"),
+	FL_OPT_UINT("warmup", warmup, 0, 100000, "N", "1", "warmup requests per point"),
+	FL_OPT_STR("mrc-footprint", mrc_text, "BYTES", "1M", "executed code bytes of the "
+		"miss-ratio curves, 1..1T (suffix K, M, G, T: x 1024)", .section = "miss-ratio "
+		"curves"),
+	FL_OPT_UINT("mrc-calls", mrc_calls, 1, 100000000, "N", "10000", "calls per request "
+		"of the curves"),
+	FL_OPT_STR("mrc-sizes", sizes_text, "LIST", "8,16,32,64,128,256,512,1024,2048,4096",
+		"I1 sizes in KiB, 1..1e9, fitted to what valgrind can simulate"),
+	FL_OPT_FLAG("no-mrc", no_mrc, "skip the curves"),
+	FL_OPT_UINT("jobs", jobs, 1, 64, "N", NULL, "simulations at once (default: the CPUs)",
+		.section = "run"),
+	FL_OPT_REAL("budget-min", budget_min, 0.1, 100000, "M", "25", "estimated wall-time "
+		"budget in minutes: points are dropped, most expensive first, until the estimate "
+		"fits; dropped points are listed as skipped with their estimate"),
+	FM_GEO_CLI_OPTS("simulated geometry"),
+	FL_OPT_STR("out", out, "DIR", NULL, "output directory (default: "
+		"results/study-<YYYYmmdd-HHMMSS>, relative to the current directory)",
+		.section = "output"),
+	FL_OPT_FLAG("quiet", quiet, "no progress lines"),
 };
+#undef FL_CLI_OBJ
 
-static const struct fm_opt st_opts[] = {
-	{ "footprint", 1, SO_FOOTPRINT }, { "alphas", 1, SO_ALPHAS }, { "calls", 1, SO_CALLS },
-	{ "mrc-footprint", 1, SO_MRC_FOOTPRINT }, { "mrc-calls", 1, SO_MRC_CALLS },
-	{ "mrc-sizes", 1, SO_MRC_SIZES }, { "no-mrc", 0, SO_NO_MRC }, { "jobs", 1, SO_JOBS },
-	{ "requests", 1, SO_REQUESTS }, { "warmup", 1, SO_WARMUP },
-	{ "budget-min", 1, SO_BUDGET }, { "cpu", 1, SO_CPU }, { "i1", 1, SO_I1 },
-	{ "d1", 1, SO_D1 }, { "ll", 1, SO_LL }, { "out", 1, SO_OUT }, { "quiet", 0, SO_QUIET },
-	{ "help", 0, SO_HELP }, { NULL, 0, 0 },
+/* The knobs the study sets itself (a point's plan and calls). */
+static int st_own_knob(const char *knob)
+{
+	static const char *const own[] = { "active-functions", "footprint-bytes", "dispatch",
+		"zipf-alpha", "calls-per-request", "extractors-per-story", NULL };
+
+	for (int i = 0; own[i]; i++)
+		if (strcmp(knob, own[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A forwarded simreq knob: appended to the run's, unless the study sets it per point. */
+static int st_take_knob(void *obj, const struct fl_cli_opt *o, const char *val, char *err,
+	size_t errlen)
+{
+	struct st_args *a = obj;
+
+	if (st_own_knob(o->name)) {
+		snprintf(err, errlen, "study sets --%s itself (use --footprint, --alphas, --calls)",
+			o->name);
+		return -1;
+	}
+	if (fm_run_knob(a->run, o->name, val) != 0) {
+		snprintf(err, errlen, "--%s: too many knobs", o->name);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct fl_cli st_cli = {
+	.opts = st_opts, .nopts = sizeof(st_opts) / sizeof(st_opts[0]), .fwd = &fm_knob_cli,
+	.fwd_title = FM_KNOBS_TITLE, .fwd_take = st_take_knob,
 };
 
 static void study_usage(FILE *fp)
@@ -98,40 +153,16 @@ static void study_usage(FILE *fp)
 "gnuplot plots as PNG (pngcairo) and SVG: mpki_vs_footprint (L1i and LL code MPKI, the\n"
 "I1 and LL sizes marked), mpki_vs_calls, mrc, plus the script study.gp.\n"
 "\n"
-"  --footprint LIST           executed code bytes to sweep, suffixes K, M, G (x 1024),\n"
-"                             1..1T [8K,32K,128K,512K,2M,8M,32M,128M,256M, each capped\n"
-"                             at the library's size, and the whole library when it is\n"
-"                             smaller than 256 MiB]\n"
-"  --alphas LIST              call orders: flat (each active function once a lap, in a\n"
-"                             seeded order) or a Zipf exponent alpha, 0..4 (calls of the\n"
-"                             rank-r function ~ 1/r^alpha, ranks seeded, not by address)\n"
-"                             [flat,1]\n"
-"  --calls LIST               calls per request, 1..1e9 [100000]\n"
-"  --mrc-footprint BYTES      executed code bytes of the miss-ratio curves [1M]\n"
-"  --mrc-calls N              calls per request of the curves, 1..1e8 [10000]\n"
-"  --mrc-sizes LIST           I1 sizes in KiB, 1..1e9, fitted to what valgrind can\n"
-"                             simulate [8,16,32,64,128,256,512,1024,2048,4096]\n"
-"  --no-mrc                   skip the curves\n"
-"  --requests N, --warmup N   measured (1..100000) and warmup (0..100000) requests per\n"
-"                             point [2, 1]\n"
-"  --jobs N                   simulations at once, 1..64 [CPUs]\n"
-"  --budget-min M             estimated wall-time budget in minutes, 0.1..100000 [25]:\n"
-"                             points are dropped, most expensive first, until the\n"
-"                             estimate fits; dropped points are listed as skipped with\n"
-"                             their estimate\n"
-"  --cpu MODEL                cache model (zen4, zen5, golden-cove, neoverse-v2) [zen4];\n"
-"                             --i1/--d1/--ll S,A,L override a level (see validate --help)\n"
-"  --out DIR                  output directory [results/study-<YYYYmmdd-HHMMSS>, relative\n"
-"                             to the current directory]\n"
-"  --quiet                    no progress lines\n"
+"options (defaults in brackets):\n", fp);
+	fl_cli_help(fp, &st_cli);
+	fputs(
 "cost: per point (min(functions, (warmup + requests) x calls) + 3000) functions x 1.2 ms\n"
 "of translation + native time x 50, the native time from two short native runs; the\n"
 "estimate is printed before starting, with a progress line per finished point.\n"
 "--active-copies is forwarded (the coarse knob: the footprint is drawn from those copies);\n"
 "the study sets --active-functions, --footprint-bytes, --dispatch and --zipf-alpha.\n"
 "\n", fp);
-	fm_knobs_usage(fp);
-	fputs("\nlimits: those of the simulated path (validate --help): no prefetcher, op cache or\n"
+	fputs("limits: those of the simulated path (validate --help): no prefetcher, op cache or\n"
 "iTLB, LRU, inclusive LL, a simple branch model, no timing.\n"
 "\nexit status: 0 written (some points may have failed: see summary.md), 1 no point\n"
 "could run or the output cannot be written, 2 usage error.\n", fp);
@@ -201,23 +232,10 @@ static int parse_list(const char *flag, const char *s, int kind, void *out, size
 	return 0;
 }
 
-/* The knobs the study sets itself (a point's plan and calls). */
-static int st_own_knob(const char *knob)
-{
-	static const char *const own[] = { "active-functions", "footprint-bytes", "dispatch",
-		"zipf-alpha", "calls-per-request", "extractors-per-story", NULL };
-
-	for (int i = 0; own[i]; i++)
-		if (strcmp(knob, own[i]) == 0)
-			return 1;
-	return 0;
-}
-
+/* What the table's defaults do not say: the footprints (their cap needs the library) and
+ * the jobs (the CPUs). */
 static void st_defaults(struct st_args *a)
 {
-	static const uint64_t calls[] = { 100000 };
-	static const uint64_t sizes[] = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096 };
-	static const double alphas[] = { ST_FLAT, 1 };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(a, 0, sizeof(*a));
@@ -225,79 +243,28 @@ static void st_defaults(struct st_args *a)
 	for (uint64_t b = 8192; b <= (256ull << 20); b *= 4)
 		a->bytes[a->nbytes++] = b;
 	a->bytes[a->nbytes++] = 256ull << 20;
-	memcpy(a->calls, calls, sizeof(calls));
-	a->ncalls = sizeof(calls) / sizeof(calls[0]);
-	memcpy(a->sizes_kib, sizes, sizeof(sizes));
-	a->nsizes = sizeof(sizes) / sizeof(sizes[0]);
-	memcpy(a->alphas, alphas, sizeof(alphas));
-	a->nalphas = sizeof(alphas) / sizeof(alphas[0]);
-	a->mrc_bytes = 1ull << 20;
-	a->mrc_calls = 10000;
 	a->jobs = ncpu > 0 ? (uint64_t)ncpu : 1;
-	a->requests = 2;
-	a->warmup = 1;
-	a->budget_min = 25;
-	a->cpu = "zen4";
 }
 
 static int st_parse(int argc, char **argv, struct st_args *a, struct fm_run *r)
 {
-	int i = 1, id, rc, bad = 0;
-	const char *v, *knob;
-
 	st_defaults(a);
-	while (!bad && (rc = fm_args_next(argc, argv, &i, st_opts, &id, &v, &knob)) > 0) {
-		switch (id) {
-		case SO_HELP: study_usage(stdout); exit(FM_EXIT_OK);
-		case SO_FOOTPRINT:
-			bad = parse_list("footprint", v, 1, a->bytes, &a->nbytes) != 0;
-			a->bytes_given = 1;
-			break;
-		case SO_ALPHAS: bad = parse_list("alphas", v, 2, a->alphas, &a->nalphas) != 0; break;
-		case SO_CALLS: bad = parse_list("calls", v, 0, a->calls, &a->ncalls) != 0; break;
-		case SO_MRC_SIZES:
-			bad = parse_list("mrc-sizes", v, 0, a->sizes_kib, &a->nsizes) != 0;
-			break;
-		case SO_MRC_FOOTPRINT:
-			if (st_bytes(v, &a->mrc_bytes) != 0 || a->mrc_bytes == 0 ||
-			    a->mrc_bytes > ST_MAX_FOOTPRINT) {
-				fprintf(stderr, FM_PROG ": --mrc-footprint: expected bytes 1..1T, got "
-					"\"%s\"\n", v);
-				bad = 1;
-			}
-			break;
-		case SO_MRC_CALLS:
-			bad = fm_parse_u64("mrc-calls", v, 1, 100000000, &a->mrc_calls) != 0;
-			break;
-		case SO_NO_MRC: a->no_mrc = 1; break;
-		case SO_JOBS: bad = fm_parse_u64("jobs", v, 1, 64, &a->jobs) != 0; break;
-		case SO_REQUESTS:
-			bad = fm_parse_u64("requests", v, 1, 100000, &a->requests) != 0;
-			break;
-		case SO_WARMUP: bad = fm_parse_u64("warmup", v, 0, 100000, &a->warmup) != 0; break;
-		case SO_BUDGET:
-			bad = fm_parse_f64("budget-min", v, 0.1, 100000, &a->budget_min) != 0;
-			break;
-		case SO_CPU: a->cpu = v; break;
-		case SO_I1: a->i1 = v; break;
-		case SO_D1: a->d1 = v; break;
-		case SO_LL: a->ll = v; break;
-		case SO_OUT: a->out = v; break;
-		case SO_QUIET: a->quiet = 1; break;
-		case FM_OPT_KNOB:
-			if (st_own_knob(knob)) {
-				fprintf(stderr, FM_PROG ": study sets --%s itself (use --footprint, "
-					"--alphas, --calls)\n", knob);
-				return -1;
-			}
-			if (fm_run_knob(r, knob, v) != 0) {
-				fprintf(stderr, FM_PROG ": too many knobs\n");
-				return -1;
-			}
-			break;
-		}
+	a->run = r;
+	if (fm_cli_parse(&st_cli, argc, argv, a, study_usage) != 0)
+		return -1;
+	a->bytes_given = a->bytes_text != NULL;
+	if ((a->bytes_text && parse_list("footprint", a->bytes_text, 1, a->bytes, &a->nbytes)) ||
+	    parse_list("alphas", a->alphas_text, 2, a->alphas, &a->nalphas) ||
+	    parse_list("calls", a->calls_text, 0, a->calls, &a->ncalls) ||
+	    parse_list("mrc-sizes", a->sizes_text, 0, a->sizes_kib, &a->nsizes))
+		return -1;
+	if (st_bytes(a->mrc_text, &a->mrc_bytes) != 0 || a->mrc_bytes == 0 ||
+	    a->mrc_bytes > ST_MAX_FOOTPRINT) {
+		fprintf(stderr, FM_PROG ": --mrc-footprint: expected bytes 1..1T, got \"%s\"\n",
+			a->mrc_text);
+		return -1;
 	}
-	return bad || rc < 0 ? -1 : 0;
+	return 0;
 }
 
 /* Native cost model: seconds = base + per_call x calls x requests; and the library's plan

@@ -53,14 +53,7 @@ static void validate_usage(FILE *fp)
 "Verdicts: pass, fail, or unmeasurable (the path cannot produce the metric, with why).\n"
 "Under a fail the table prints what moves the metric (the target's \"knob\" text).\n"
 "\n", fp);
-	fm_harness_usage(fp);
-	fputs(
-"output:\n"
-"  --json PATH                write the JSON report here too\n"
-"  --targets PATH             targets file [<prefix>/share/frontload/targets/\n"
-"                             production.json, else the source tree's results/targets/]\n"
-"\n", fp);
-	fm_knobs_usage(fp);
+	fm_harness_usage(fp, FM_CMD_VALIDATE);
 	fputc('\n', fp);
 	fm_sim_limits_usage(fp);
 	fputs("\nexit status: 0 every measured target met (unmeasurable ones do not count), 3 a\n"
@@ -99,7 +92,7 @@ int fm_validate_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		return FM_EXIT_RUN;
 	}
-	if (fm_harness_parse(argc, argv, &a, &r, validate_usage) != 0)
+	if (fm_harness_parse(argc, argv, FM_CMD_VALIDATE, &a, &r, validate_usage) != 0)
 		return FM_EXIT_USAGE;
 	if (fm_geometry(&r.geo, a.cpu, a.i1, a.d1, a.ll, &notes) != 0)
 		return FM_EXIT_USAGE;

@@ -37,39 +37,88 @@
 
 /* ---- options ---- */
 
-enum {
-	VL_SIMULATE = 1, VL_HARDWARE, VL_CPU, VL_I1, VL_D1, VL_LL, VL_QPS, VL_WARMUP, VL_WINDOW,
-	VL_TIMEOUT, VL_TLS, VL_LEAF_ARGS, VL_DRIVER_ARGS, VL_NO_PROFILE, VL_PERF_HZ, VL_JSON,
-	VL_TARGETS, VL_KEEP, VL_QUIET, VL_HELP, VL_SIM_QPS, VL_SIM_REQUESTS, VL_OBJDUMP,
-};
-
-static const struct fm_opt vl_opts[] = {
-	{ "simulate", 0, VL_SIMULATE }, { "hardware", 0, VL_HARDWARE }, { "cpu", 1, VL_CPU },
-	{ "i1", 1, VL_I1 }, { "d1", 1, VL_D1 }, { "ll", 1, VL_LL }, { "qps", 1, VL_QPS },
-	{ "sim-qps", 1, VL_SIM_QPS }, { "sim-requests", 1, VL_SIM_REQUESTS },
-	{ "objdump", 0, VL_OBJDUMP },
-	{ "warmup", 1, VL_WARMUP }, { "window", 1, VL_WINDOW },
-	{ "timeout-s", 1, VL_TIMEOUT }, { "tls", 0, VL_TLS }, { "leaf-args", 1, VL_LEAF_ARGS },
-	{ "driver-args", 1, VL_DRIVER_ARGS }, { "no-profile", 0, VL_NO_PROFILE },
-	{ "perf-hz", 1, VL_PERF_HZ }, { "json", 1, VL_JSON }, { "targets", 1, VL_TARGETS },
-	{ "keep", 1, VL_KEEP }, { "quiet", 0, VL_QUIET }, { "help", 0, VL_HELP },
-	{ NULL, 0, 0 },
-};
-
 /* What the leaf path parsed. */
 struct vl_args {
-	int simulate, hardware, tls, profile, quiet, objdump;
+	int simulate, hardware, tls, profile, no_profile, quiet, objdump;
 	const char *cpu, *i1, *d1, *ll, *json, *targets, *keep;
-	const char *leaf_args, *driver_args;
+	const char *leaf_args, *driver_args, *sim_qps_text;
 	double qps, sim_qps, warmup_s, window_s, timeout_s;
 	uint64_t perf_hz, seed, sim_requests;
 	const char *knobs[FM_MAX_KNOBS];  /* forwarded leaf flags (name, value or NULL) */
 	int nknobs;
 };
 
+#define FL_CLI_OBJ struct vl_args
+static const struct fl_cli_opt vl_opts[] = {
+	FL_OPT_FLAG("simulate", simulate, "the simulated run only", .section = "path (neither "
+		"given: both runs)"),
+	FL_OPT_FLAG("hardware", hardware, "the native run only"),
+	FL_OPT_REAL("qps", qps, 0.01, 1e6, "R", "5", "native rate (requests/s)",
+		.section = "rates and windows"),
+	FL_OPT_STR("sim-qps", sim_qps_text, "R|auto", "auto", "rate under simulation "
+		"(requests/s, 0.001..1e6): valgrind runs the leaf ~50x slower, one thread at a "
+		"time, and every request must still complete without queueing behind another (the "
+		"leaf calls a request older than --stale-ms stale); auto = 0.25 / (the native "
+		"window's CPU per request x 50 + its median latency), at most --qps; arrivals at "
+		"fixed gaps (driver --arrival fixed)"),
+	FL_OPT_UINT("sim-requests", sim_requests, 1, 100000, "N", "8", "requests in the "
+		"simulated window: its length is (N + 1/2) / rate; the warm-up step there is the "
+		"longer of --warmup and 3 requests' gaps (the first requests pay valgrind's "
+		"translation of everything they run)"),
+	FL_OPT_REAL("warmup", warmup_s, 0, 86400, "S", "4", "warm-up step before the window "
+		"(seconds)"),
+	FL_OPT_REAL("window", window_s, 0.1, 86400, "S", "10", "the measured step (seconds)"),
+	FL_OPT_REAL("timeout-s", timeout_s, 1, 86400, "S", "60", "driver timeout, and the "
+		"leaf's --rpc-timeout-ms (seconds)"),
+	FL_OPT_FLAG("tls", tls, "TLS between driver and leaf (frontload run --tls)",
+		.section = "the service"),
+	FL_OPT_STR("leaf-args", leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags (as "
+		"frontload run --leaf-args)"),
+	FL_OPT_STR("driver-args", driver_args, "\"ARGS\"", NULL, "more frontload-driver "
+		"flags"),
+	FL_OPT_FLAG("no-profile", no_profile, "no perf record profile", .section = "measurement"),
+	FL_OPT_UINT("perf-hz", perf_hz, 1, 100000, "HZ", "999", "perf sampling frequency (Hz)"),
+	FL_OPT_FLAG("objdump", objdump, "classify the executed instructions from objdump's "
+		"text of each whole object (as --harness) instead of decoding just them in "
+		"process with Capstone (the default; same classes: tests/test_leafval compares "
+		"the two)"),
+	FM_GEO_CLI_OPTS("simulated geometry"),
+	FL_OPT_STR("json", json, "PATH", NULL, "the full report as JSON", .section = "output"),
+	FL_OPT_STR("targets", targets, "PATH", NULL, "targets file (default: production.json, "
+		"as --harness)"),
+	FL_OPT_STR("keep", keep, "DIR", NULL, "keep logs, stats, callgrind and perf files in "
+		"DIR"),
+	FL_OPT_FLAG("quiet", quiet, "no progress lines"),
+};
+#undef FL_CLI_OBJ
+
+/* A leaf knob: --seed is the run's (kept here), any other is passed to the leaf. */
+static int vl_take_knob(void *obj, const struct fl_cli_opt *o, const char *val, char *err,
+	size_t errlen)
+{
+	struct vl_args *a = obj;
+
+	if (strcmp(o->name, "seed") == 0)
+		return fl_cli_parse_uint(val, &a->seed);  /* range-checked by the table */
+	if (a->nknobs + 2 >= FM_MAX_KNOBS) {
+		snprintf(err, errlen, "--%s: too many knobs", o->name);
+		return -1;
+	}
+	a->knobs[a->nknobs++] = o->name;
+	a->knobs[a->nknobs++] = val;
+	return 0;
+}
+
+static const struct fl_cli vl_cli = {
+	.opts = vl_opts, .nopts = sizeof(vl_opts) / sizeof(vl_opts[0]), .fwd = &fm_knob_cli,
+	.fwd_title = "leaf knobs (the frontload-simreq knobs frontload-leaf also takes, passed "
+		"to the leaf; defaults are the leaf's)",
+	.fwd_take = vl_take_knob,
+};
+
 static void vl_usage(FILE *fp)
 {
-	fprintf(fp,
+	fputs(
 "usage: " FM_PROG " validate [--simulate|--hardware] [options] [leaf knobs]\n"
 "       " FM_PROG " validate --harness [...]   (frontload-simreq in process; --harness\n"
 "                                              --help for its options)\n"
@@ -101,39 +150,9 @@ static void vl_usage(FILE *fp)
 "             OpenBLAS, protobuf-c, ...) and per pool (ranker, io, fanout, main)\n"
 "  (--hardware: the native run only; default and --simulate: both)\n"
 "\n"
-"options:\n"
-"  --qps R                    native rate (requests/s) [5]\n"
-"  --sim-qps R|auto           rate under simulation [auto]: valgrind runs the leaf\n"
-"                             ~50x slower, one thread at a time, and every request\n"
-"                             must still complete without queueing behind another\n"
-"                             (the leaf calls a request older than --stale-ms stale);\n"
-"                             auto = 0.25 / (the native window's CPU per request x 50\n"
-"                             + its median latency), at most --qps; arrivals at fixed\n"
-"                             gaps (driver --arrival fixed)\n"
-"  --sim-requests N           requests in the simulated window [8]: its length is\n"
-"                             (N + 1/2) / rate; the warm-up step there is the longer of\n"
-"                             --warmup and 3 requests' gaps (the first requests pay\n"
-"                             valgrind's translation of everything they run)\n"
-"  --warmup S                 warm-up step before the window, seconds [4]\n"
-"  --window S                 the measured step, seconds [10]\n"
-"  --timeout-s S              driver timeout, and the leaf's --rpc-timeout-ms [60]\n"
-"  --tls                      TLS between driver and leaf (frontload run --tls)\n"
-"  --leaf-args \"ARGS\"         more frontload-leaf flags (as frontload run --leaf-args)\n"
-"  --driver-args \"ARGS\"       more frontload-driver flags\n"
-"  --no-profile               no perf record profile\n"
-"  --perf-hz HZ               perf sampling frequency [999]\n"
-"  --objdump                  classify the executed instructions from objdump's text of\n"
-"                             each whole object (as --harness) instead of decoding just\n"
-"                             them in process with Capstone (the default; same classes:\n"
-"                             tests/test_leafval compares the two)\n"
-"  --cpu MODEL, --i1/--d1/--ll S,A,L\n"
-"                             simulated geometry, as validate --harness [zen4]\n"
-"  --json PATH                the full report as JSON\n"
-"  --targets PATH             targets file [production.json, as --harness]\n"
-"  --keep DIR                 keep logs, stats, callgrind and perf files in DIR\n"
-"  --quiet                    no progress lines\n"
-"leaf knobs: any simreq knob of --harness --help that frontload-leaf also takes\n"
-"  (--active-copies N, --extractors-per-story N, --seed S, ...), passed to the leaf.\n"
+"options (defaults in brackets):\n", fp);
+	fl_cli_help(fp, &vl_cli);
+	fputs(
 "\n"
 "Every table names its path (simulated, native, hardware). Verdicts as --harness: the\n"
 "simulated figures judge L1i MPKI and the mix, the native stage clock judges the\n"
@@ -165,7 +184,7 @@ static void vl_usage(FILE *fp)
 "  wall_s. A figure not measured is null, never 0.\n"
 "\n"
 "exit status: 0 every measured target met, 3 a target missed or the window was not\n"
-"whole, 1 a run failed, 2 usage error.\n");
+"whole, 1 a run failed, 2 usage error.\n", fp);
 }
 
 #define VL_POOL (4 * FM_LEAF_MAX_ARGS) /* strings the runs' argv own */
@@ -199,80 +218,14 @@ static int vl_split(const char *text, const char **out, int n, int max, char **p
 
 static int vl_parse(int argc, char **argv, struct vl_args *a)
 {
-	int i = 1, id, rc;
-	const char *v, *knob;
-
 	memset(a, 0, sizeof *a);
-	a->cpu = "zen4";
-	a->qps = 5;
-	a->sim_qps = 0;   /* auto */
-	a->sim_requests = 8;
-	a->warmup_s = 4;
-	a->window_s = 10;
-	a->timeout_s = 60;
-	a->profile = 1;
-	a->perf_hz = 999;
 	a->seed = 1;
-	while ((rc = fm_args_next(argc, argv, &i, vl_opts, &id, &v, &knob)) > 0) {
-		switch (id) {
-		case VL_HELP: vl_usage(stdout); exit(FM_EXIT_OK);
-		case VL_SIMULATE: a->simulate = 1; break;
-		case VL_HARDWARE: a->hardware = 1; break;
-		case VL_CPU: a->cpu = v; break;
-		case VL_I1: a->i1 = v; break;
-		case VL_D1: a->d1 = v; break;
-		case VL_LL: a->ll = v; break;
-		case VL_TLS: a->tls = 1; break;
-		case VL_NO_PROFILE: a->profile = 0; break;
-		case VL_JSON: a->json = v; break;
-		case VL_TARGETS: a->targets = v; break;
-		case VL_KEEP: a->keep = v; break;
-		case VL_QUIET: a->quiet = 1; break;
-		case VL_OBJDUMP: a->objdump = 1; break;
-		case VL_LEAF_ARGS: a->leaf_args = v; break;
-		case VL_DRIVER_ARGS: a->driver_args = v; break;
-		case VL_QPS:
-			if (fm_parse_f64("qps", v, 0.01, 1e6, &a->qps) != 0)
-				return -1;
-			break;
-		case VL_SIM_QPS:
-			if (strcmp(v, "auto") == 0)
-				a->sim_qps = 0;
-			else if (fm_parse_f64("sim-qps", v, 0.001, 1e6, &a->sim_qps) != 0)
-				return -1;
-			break;
-		case VL_SIM_REQUESTS:
-			if (fm_parse_u64("sim-requests", v, 1, 100000, &a->sim_requests) != 0)
-				return -1;
-			break;
-		case VL_WARMUP:
-			if (fm_parse_f64("warmup", v, 0, 86400, &a->warmup_s) != 0)
-				return -1;
-			break;
-		case VL_WINDOW:
-			if (fm_parse_f64("window", v, 0.1, 86400, &a->window_s) != 0)
-				return -1;
-			break;
-		case VL_TIMEOUT:
-			if (fm_parse_f64("timeout-s", v, 1, 86400, &a->timeout_s) != 0)
-				return -1;
-			break;
-		case VL_PERF_HZ:
-			if (fm_parse_u64("perf-hz", v, 1, 100000, &a->perf_hz) != 0)
-				return -1;
-			break;
-		case FM_OPT_KNOB:
-			if (strcmp(knob, "seed") == 0 && v) {
-				if (fm_parse_u64("seed", v, 0, UINT64_MAX, &a->seed) != 0)
-					return -1;
-			} else if (a->nknobs + 2 < FM_MAX_KNOBS) {
-				a->knobs[a->nknobs++] = knob;
-				a->knobs[a->nknobs++] = v;
-			}
-			break;
-		}
-	}
-	if (rc < 0)
+	if (fm_cli_parse(&vl_cli, argc, argv, a, vl_usage) != 0)
+		return -1;
+	a->profile = !a->no_profile;
+	a->sim_qps = 0;   /* auto */
+	if (strcmp(a->sim_qps_text, "auto") != 0 &&
+	    fm_parse_f64("sim-qps", a->sim_qps_text, 0.001, 1e6, &a->sim_qps) != 0)
 		return -1;
 	if (a->simulate && a->hardware) {
 		fprintf(stderr, FM_PROG ": --simulate and --hardware exclude each other\n");

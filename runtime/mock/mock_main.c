@@ -101,7 +101,7 @@ static const struct fl_cli_opt mock_opt_defs[] = {
 };
 #undef FL_CLI_OBJ
 static const struct fl_cli mock_cli = {
-	mock_opt_defs, sizeof mock_opt_defs / sizeof mock_opt_defs[0], NULL
+	.opts = mock_opt_defs, .nopts = sizeof mock_opt_defs / sizeof mock_opt_defs[0],
 };
 
 static unsigned mock_default_threads(void)

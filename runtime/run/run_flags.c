@@ -128,7 +128,7 @@ static const struct fl_cli_opt run_opts[] = {
 };
 #undef FL_CLI_OBJ
 static const struct fl_cli run_cli = {
-	run_opts, sizeof run_opts / sizeof run_opts[0], "quick"
+	.opts = run_opts, .nopts = sizeof run_opts / sizeof run_opts[0], .alt_flag = "quick",
 };
 
 void run_usage(FILE *f)

@@ -43,7 +43,7 @@ static const struct fl_cli_opt fz_opts[] = {
 #undef FL_CLI_OBJ
 
 static const struct fl_cli fz_cli = {
-	fz_opts, sizeof fz_opts / sizeof fz_opts[0], "quick"
+	.opts = fz_opts, .nopts = sizeof fz_opts / sizeof fz_opts[0], .alt_flag = "quick",
 };
 
 static FILE *fz_null;
