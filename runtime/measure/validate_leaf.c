@@ -92,12 +92,25 @@ static const struct fl_cli_opt vl_opts[] = {
 };
 #undef FL_CLI_OBJ
 
+/* The simreq knobs frontload-leaf does not take: they shape the request stream, which is
+ * frontload-driver's here (or simreq's corpus), so the leaf would refuse them at start. */
+static const char *const vl_not_leaf[] = { "calls-per-request", "corpus-mb",
+	"max-request-bytes", "method", "request-bytes", "sessions", "stories", "story-bytes",
+	"zstd", "zstd-frames", NULL };
+
 /* A leaf knob: --seed is the run's (kept here), any other is passed to the leaf. */
 static int vl_take_knob(void *obj, const struct fl_cli_opt *o, const char *val, char *err,
 	size_t errlen)
 {
 	struct vl_args *a = obj;
 
+	for (int i = 0; vl_not_leaf[i]; i++)
+		if (strcmp(o->name, vl_not_leaf[i]) == 0) {
+			snprintf(err, errlen, "--%s is not a frontload-leaf knob (the request "
+				"stream is the driver's: give it in --driver-args if the driver takes "
+				"it)", o->name);
+			return -1;
+		}
 	if (strcmp(o->name, "seed") == 0)
 		return fl_cli_parse_uint(val, &a->seed);  /* range-checked by the table */
 	if (a->nknobs + 2 >= FM_MAX_KNOBS) {
@@ -112,7 +125,9 @@ static int vl_take_knob(void *obj, const struct fl_cli_opt *o, const char *val, 
 static const struct fl_cli vl_cli = {
 	.opts = vl_opts, .nopts = sizeof(vl_opts) / sizeof(vl_opts[0]), .fwd = &fm_knob_cli,
 	.fwd_title = "leaf knobs (the frontload-simreq knobs frontload-leaf also takes, passed "
-		"to the leaf; defaults are the leaf's)",
+		"to the leaf; defaults are the leaf's; calls-per-request, corpus-mb, "
+		"max-request-bytes, method, request-bytes, sessions, stories, story-bytes, zstd "
+		"and zstd-frames shape the request stream and are refused here)",
 	.fwd_take = vl_take_knob,
 };
 
