@@ -30,6 +30,7 @@
 #include "simrun.h"
 #include "mix.h"
 #include "objects.h"
+#include "osfile.h"
 #include "paths.h"
 #include "process.h"
 #include "profile.h"
@@ -1035,12 +1036,17 @@ static double vl_sim_rate(const struct vl_args *a, const struct vl_phase *nat, j
 	return fmax(0.02, fmin(a->qps, 0.25 / per));
 }
 
+/* --keep: the scratch directory's files copied into keep (cp -r, no shell). */
 static void vl_keep(const char *tmp, const char *keep)
 {
-	char cmd[8800];
-	if (keep && snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r '%s'/. '%s'/", keep, tmp,
-	    keep) < (int)sizeof cmd && system(cmd) != 0)
-		fprintf(stderr, FM_PROG ": --keep %s: copy failed\n", keep);
+	char src[4200], why[512] = "cp -r exited non-zero";
+	if (keep == NULL)
+		return;
+	snprintf(src, sizeof src, "%s/.", tmp);
+	const char *const cp[] = { "cp", "-r", src, keep, NULL };
+	if (fl_mkdir_p(keep, 0755, why, sizeof why) != 0 ||
+	    fl_spawn_wait(cp, &(struct fl_spawn_opts){ 0 }, why, sizeof why) != 0)
+		fprintf(stderr, FM_PROG ": --keep %s: copy failed (%s)\n", keep, why);
 }
 
 int fm_validate_leaf_main(int argc, char **argv)
