@@ -1,9 +1,10 @@
 /* test_process.c: tests for runtime/common/process.c (programs started without a shell).
  *
- * The children are sh and true from PATH (dash and coreutils are on every Debian host);
+ * The children are sh, true and grep from PATH (on every Debian host);
  * each test works in its own mkdtemp directory. Build: ninja tests/test_process.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -151,6 +152,69 @@ static void test_stdin_pipe_pgroup(void **state)
 	assert_string_equal(buf, want);
 }
 
+/* Run argv with o, its stdout through a pipe, into buf; the child's exit status 0. */
+static void run_piped(const char *const *argv, struct fl_spawn_opts *o, char *buf,
+	size_t len)
+{
+	char err[256] = "";
+	int fd = -1, st;
+
+	o->stdout_pipe = &fd;
+	pid_t pid = fl_spawn(argv, o, err, sizeof(err));
+	assert_true(pid > 0);
+	FILE *in = fdopen(fd, "r");
+	assert_non_null(in);
+	size_t n = fread(buf, 1, len - 1, in);
+	fclose(in);
+	buf[n] = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* 7. cpus: the child starts on those CPUs and the caller's own affinity comes back;
+ * reset_signals: a signal the caller ignores or blocks is neither in the child (ignored
+ * dispositions and the mask survive exec otherwise). */
+static void test_cpus_and_signals(void **state)
+{
+	const char *const cpus[] = { "sh", "-c", "grep Cpus_allowed_list /proc/self/status",
+		NULL };
+	/* grep itself, not through sh: dash clears the signal mask at start. */
+	const char *const sigs[] = { "grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status", NULL };
+	char buf[256], before[256], after[256];
+	struct fl_spawn_opts o = { 0 };
+	(void)state;
+
+	run_piped(cpus, &o, before, sizeof before);
+	const uint16_t cpu0 = 0;
+	o = (struct fl_spawn_opts){ .cpus = &cpu0, .ncpus = 1 };
+	run_piped(cpus, &o, buf, sizeof buf);
+	assert_string_equal(buf, "Cpus_allowed_list:\t0\n");
+	o = (struct fl_spawn_opts){ 0 };
+	run_piped(cpus, &o, after, sizeof after);
+	assert_string_equal(before, after);   /* the caller is unpinned again */
+
+	/* SIGHUP ignored and SIGUSR1 blocked here: without reset_signals the child has
+	 * both (bit 0 of SigIgn, bit 9 of SigBlk); with it, neither. */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigset_t usr1, oldmask;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	assert_int_equal(sigaction(SIGHUP, &ign, &old), 0);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &usr1, &oldmask), 0);
+	o = (struct fl_spawn_opts){ 0 };
+	run_piped(sigs, &o, buf, sizeof buf);
+	unsigned long long ig = 0, bl = 0;
+	assert_int_equal(sscanf(buf, "SigBlk: %llx SigIgn: %llx", &bl, &ig), 2);
+	assert_true((ig & 1) && (bl & (1ull << 9)));
+	o = (struct fl_spawn_opts){ .reset_signals = 1 };
+	run_piped(sigs, &o, buf, sizeof buf);
+	assert_int_equal(sscanf(buf, "SigBlk: %llx SigIgn: %llx", &bl, &ig), 2);
+	assert_false(ig & 1);
+	assert_false(bl & (1ull << 9));
+	sigaction(SIGHUP, &old, NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +224,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stdout_pipe, test_tmp_setup, test_tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_append_one_log, test_tmp_setup, test_tmp_teardown),
 		cmocka_unit_test(test_stdin_pipe_pgroup),
+		cmocka_unit_test(test_cpus_and_signals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -53,6 +54,45 @@ static void spawn_close_pair(int p[2])
 		}
 }
 
+/* The child inherits the spawner's affinity, so pin this (single-threaded) process around
+ * posix_spawnp: the child is on its CPUs from its first instruction, before it makes any
+ * thread, which sched_setaffinity on the child's pid afterwards could not promise. */
+static int spawn_pinned(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+	const posix_spawnattr_t *attr, char *const argv[], char *const envp[],
+	const uint16_t *cpus, unsigned ncpus)
+{
+	cpu_set_t old, set;
+	int rc;
+
+	if (cpus != NULL && ncpus > 0) {
+		CPU_ZERO(&set);
+		for (unsigned i = 0; i < ncpus; i++)
+			CPU_SET(cpus[i], &set);
+		if (sched_getaffinity(0, sizeof old, &old) != 0 ||
+		    sched_setaffinity(0, sizeof set, &set) != 0)
+			return errno;
+	}
+	rc = posix_spawnp(pid, file, fa, attr, argv, envp);
+	if (cpus != NULL && ncpus > 0)
+		sched_setaffinity(0, sizeof old, &old);
+	return rc;
+}
+
+/* o->reset_signals: nothing blocked, default actions for what frontload catches. */
+static int spawn_signals(posix_spawnattr_t *attr, short *flags)
+{
+	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGCHLD };
+	sigset_t none, defaults;
+
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+		sigaddset(&defaults, caught[i]);
+	*flags |= POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+	int rc = posix_spawnattr_setsigmask(attr, &none);
+	return rc ? rc : posix_spawnattr_setsigdefault(attr, &defaults);
+}
+
 pid_t fl_spawn(const char *const *argv, const struct fl_spawn_opts *o, char *err,
 	size_t errlen)
 {
@@ -81,11 +121,15 @@ pid_t fl_spawn(const char *const *argv, const struct fl_spawn_opts *o, char *err
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
+	short flags = 0;
 	if (o->new_pgroup) {
 		rc = posix_spawnattr_setpgroup(&attr, 0);
-		if (rc == 0)
-			rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+		flags |= POSIX_SPAWN_SETPGROUP;
 	}
+	if (rc == 0 && o->reset_signals)
+		rc = spawn_signals(&attr, &flags);
+	if (rc == 0 && flags)
+		rc = posix_spawnattr_setflags(&attr, flags);
 	if (rc == 0 && o->cwd)
 		rc = posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 	if (rc == 0 && ins[0] >= 0)
@@ -102,7 +146,8 @@ pid_t fl_spawn(const char *const *argv, const struct fl_spawn_opts *o, char *err
 	else if (rc == 0 && o->stderr_path)
 		rc = posix_spawn_file_actions_addopen(&fa, 2, o->stderr_path, wr, 0644);
 	if (rc == 0)
-		rc = posix_spawnp(&pid, argv[0], &fa, &attr, (char *const *)argv, envp);
+		rc = spawn_pinned(&pid, argv[0], &fa, &attr, (char *const *)argv, envp, o->cpus,
+			o->ncpus);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	free(envp);

@@ -1,5 +1,5 @@
 /* process.h: start a program without a shell (posix_spawnp), optionally wait for it
- * or read its output through a pipe.
+ * or read its output through a pipe, optionally pinned to CPUs.
  *
  * No command line is ever built as a string, so paths with quotes or spaces need no
  * escaping and nothing is interpreted by sh. The child's directory, standard output and
@@ -9,6 +9,7 @@
 #define FL_PROCESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct fl_spawn_opts {
@@ -29,6 +30,13 @@ struct fl_spawn_opts {
 	                           * and *stdin_pipe gets its write end (close-on-exec) */
 	int new_pgroup;           /* the child leads a process group of its own, so a
 	                           * terminal's Ctrl-C reaches only the caller */
+	int reset_signals;        /* the child starts with no signal blocked and the
+	                           * default action for what frontload programs catch or
+	                           * ignore (INT, TERM, HUP, PIPE, USR1, CHLD) */
+	const uint16_t *cpus;     /* non-NULL: the child runs on these ncpus CPUs from its
+	                           * first instruction (the caller, single-threaded, is
+	                           * pinned to them around the spawn and then restored) */
+	unsigned ncpus;
 };
 
 /* Start argv[0] (looked up in PATH) with argv; o may be NULL (inherit everything).

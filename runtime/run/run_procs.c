@@ -1,11 +1,11 @@
-/* run_procs.c: posix_spawn with CPU pinning and log files, reaping, ordered stop. */
+/* run_procs.c: the run's processes: started pinned with log files (fl_spawn), reaped,
+ * stopped in order. */
 #define _GNU_SOURCE
 #include "run_procs.h"
+#include "process.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 void fl_proc_init(struct fl_proc *p, const char *name)
 {
@@ -30,95 +28,34 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The child inherits the spawner's affinity, so pin this (single-threaded) process around
- * posix_spawn: the child is on its CPUs from its first instruction, before it makes any
- * thread, which sched_setaffinity on the child's PID afterwards could not promise. */
-static int spawn_pinned(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-	const posix_spawnattr_t *attr, char *const argv[], const struct fl_cpus *cpus)
-{
-	cpu_set_t old, set;
-	int pinned = 0, rc;
-
-	if (cpus != NULL && cpus->n > 0) {
-		CPU_ZERO(&set);
-		for (unsigned i = 0; i < cpus->n; i++)
-			CPU_SET(cpus->cpu[i], &set);
-		if (sched_getaffinity(0, sizeof old, &old) != 0)
-			return errno;
-		if (sched_setaffinity(0, sizeof set, &set) != 0)
-			return errno;
-		pinned = 1;
-	}
-	rc = posix_spawn(pid, path, fa, attr, argv, environ);
-	if (pinned)
-		sched_setaffinity(0, sizeof old, &old);
-	return rc;
-}
-
 int fl_proc_start(struct fl_proc *p, char *const argv[], const char *log_path,
 	const struct fl_cpus *cpus, int pipes, char *err, size_t errlen)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, rc;
-
+	char why[512];
+	int to = -1, from = -1;
+	/* Own process group and default signal actions (frontload catches INT, TERM, ...);
+	 * stdin from /dev/null and both streams to the log, or (pipes) stdin and stdout
+	 * through pipes and stderr to the log. */
+	struct fl_spawn_opts o = {
+		.stdin_path = "/dev/null", .stdout_path = log_path, .stderr_path = log_path,
+		.append = 1, .new_pgroup = 1, .reset_signals = 1,
+		.cpus = cpus ? cpus->cpu : NULL, .ncpus = cpus ? cpus->n : 0,
+	};
+	if (pipes) {
+		o.stdin_pipe = &to;
+		o.stdout_pipe = &from;
+	}
 	snprintf(p->log_path, sizeof p->log_path, "%s", log_path);
-	if (pipes && (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)) {
-		snprintf(err, errlen, "cannot start %s: pipe: %s", p->name, strerror(errno));
-		if (in[0] >= 0) {
-			close(in[0]);
-			close(in[1]);
-		}
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	if (pipes) {
-		posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-		posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-		posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_APPEND,
-			0644);
-	} else {
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND,
-			0644);
-		posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	}
-	/* Own process group; default dispositions for what frontload catches or ignores. */
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGHUP);
-	sigaddset(&defaults, SIGPIPE);
-	sigaddset(&defaults, SIGUSR1);
-	sigaddset(&defaults, SIGCHLD);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-		POSIX_SPAWN_SETSIGDEF);
-
-	rc = spawn_pinned(&p->pid, argv[0], &fa, &attr, argv, cpus);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (pipes) {
-		close(in[0]);
-		close(out[1]);
-	}
-	if (rc != 0) {
+	pid_t pid = fl_spawn((const char *const *)argv, &o, why, sizeof why);
+	if (pid < 0) {
 		p->pid = 0;
-		snprintf(err, errlen, "cannot start %s (%s): %s", p->name, argv[0], strerror(rc));
-		if (pipes) {
-			close(in[1]);
-			close(out[0]);
-		}
+		snprintf(err, errlen, "cannot start %s (%s): %s", p->name, argv[0], why);
 		return -1;
 	}
+	p->pid = pid;
 	if (pipes) {
-		p->to_fd = in[1];
-		p->from_fd = out[0];
+		p->to_fd = to;
+		p->from_fd = from;
 		fcntl(p->from_fd, F_SETFL, fcntl(p->from_fd, F_GETFL) | O_NONBLOCK);
 	}
 	return 0;
