@@ -7,18 +7,21 @@
 #include "expand.h"
 #include "expr.h"
 #include "pattern.h"
+#include "rng.h"
 #include "util.h"
 
 #define ERRLEN 256
 #define MAX_KNOB_SPACE 20000000
 #define MAX_CONSTS 16384  /* per-copy constants of one variant (the largest pattern: 1411) */
 
-static uint64_t mix64(uint64_t x)
+/* The next output of rng.h's splitmix64 stream at state x (fl_rng_mix64 of x plus the
+ * stream's increment, not of x): the hash behind every stream key and draw here. Every
+ * generated constant comes from it, so it must not change (tests/golden/). */
+static uint64_t rng_step(uint64_t x)
 {
-	x += 0x9E3779B97F4A7C15ull;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
+	struct fl_rng r = { x };
+
+	return fl_rng_next(&r);
 }
 
 static uint64_t hash_str(const char *s)
@@ -35,10 +38,10 @@ static uint64_t hash_str(const char *s)
 static uint64_t stream_key(uint64_t seed, const struct pattern *p, int variant, uint64_t copy,
 			   uint64_t tag)
 {
-	uint64_t k = mix64(seed ^ hash_str(p->id));
-	k = mix64(k ^ (uint64_t)variant);
-	k = mix64(k ^ copy);
-	return mix64(k ^ tag);
+	uint64_t k = rng_step(seed ^ hash_str(p->id));
+	k = rng_step(k ^ (uint64_t)variant);
+	k = rng_step(k ^ copy);
+	return rng_step(k ^ tag);
 }
 
 static int is_special(int64_t v)
@@ -59,7 +62,7 @@ static int64_t draw_range(int64_t lo, int64_t hi, int odd, uint64_t key)
 	int64_t v = lo;
 
 	for (uint64_t attempt = 0; attempt < 64; attempt++) {
-		uint64_t x = mix64(key + attempt * 0x632BE59BD9B4E019ull);
+		uint64_t x = rng_step(key + attempt * 0x632BE59BD9B4E019ull);
 		v = (int64_t)(span ? (uint64_t)lo + x % span : x);
 		if (odd && !(v & 1))
 			v = v + 1 <= hi ? v + 1 : v - 1;
@@ -123,7 +126,7 @@ struct hull_sets {
 
 static size_t hull_end_slot(const struct hull_sets *h, int64_t v)
 {
-	size_t i = (size_t)mix64((uint64_t)v) & (h->cap - 1);
+	size_t i = (size_t)rng_step((uint64_t)v) & (h->cap - 1);
 
 	while (h->used[i] && h->ends[i].v != v)
 		i = (i + 1) & (h->cap - 1);
@@ -232,8 +235,8 @@ static int hull_end_value(struct hull_sets *h, const struct cspec *c, int64_t v,
 static int range_rank(struct hull_sets *h, const struct cspec *cs, int j)
 {
 	const struct cspec *c = &cs[j];
-	size_t i = (size_t)mix64((uint64_t)c->lo ^ mix64((uint64_t)c->hi) ^ (uint64_t)c->odd) &
-		(h->cap - 1);
+	size_t i = (size_t)rng_step((uint64_t)c->lo ^ rng_step((uint64_t)c->hi) ^
+				    (uint64_t)c->odd) & (h->cap - 1);
 
 	for (; h->first[i] >= 0; i = (i + 1) & (h->cap - 1)) {
 		const struct cspec *o = &cs[h->first[i]];
@@ -269,8 +272,8 @@ static void set_hulls(struct cspec *cs, int n, uint64_t key)
 		uint64_t margin = span / 4;
 		uint64_t rank = (uint64_t)range_rank(&hs, cs, j);
 		uint64_t jit = 1;
-		uint64_t u = mix64(key + 2 * (uint64_t)j) % jit;
-		uint64_t w = mix64(key + 2 * (uint64_t)j + 1) % jit;
+		uint64_t u = rng_step(key + 2 * (uint64_t)j) % jit;
+		uint64_t w = rng_step(key + 2 * (uint64_t)j + 1) % jit;
 		uint64_t in_lo = margin + u + 2 * rank, in_hi = margin + w + 2 * rank;
 		if (in_lo >= width || in_hi >= width - in_lo) {  /* the ends would meet or cross */
 			in_lo = margin;
@@ -611,7 +614,7 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
  * drawn again (a small open-addressing set of values). */
 static uint64_t draw_key(int64_t v)
 {
-	return mix64((uint64_t)v);
+	return rng_step((uint64_t)v);
 }
 
 void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t copy, int64_t *out)
@@ -629,7 +632,7 @@ void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t 
 		uint64_t side = stream_key(gp->seed, v->p, v->index, EXPAND_PROBE, 0x51444500ull);
 		for (int j = 0; j < v->sk.nconsts; j++) {
 			const struct cspec *c = &v->sk.consts[j];
-			int low = (int)(mix64(side ^ (uint64_t)j) & 1);
+			int low = (int)(rng_step(side ^ (uint64_t)j) & 1);
 			out[j] = (low ^ (copy == EXPAND_PROBE + 1)) ? c->plo : c->phi;
 		}
 		if (seen != small)
@@ -639,7 +642,7 @@ void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t 
 	for (int j = 0; j < v->sk.nconsts; j++) {
 		const struct cspec *c = &v->sk.consts[j];
 		uint64_t span = (uint64_t)c->phi - (uint64_t)c->plo + 1;
-		int64_t x = draw(c, mix64(base + (uint64_t)j));
+		int64_t x = draw(c, rng_step(base + (uint64_t)j));
 		if (span <= NARROW_SPAN && span > 1) {
 			/* Up to 8 redraws: a range narrower than its uses must repeat values. */
 			for (uint64_t again = 1; again <= 8; again++) {
@@ -650,7 +653,7 @@ void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t 
 					seen[h] = key;
 					break;
 				}
-				x = draw(c, mix64(base + (uint64_t)j + (again << 40)));
+				x = draw(c, rng_step(base + (uint64_t)j + (again << 40)));
 			}
 		}
 		out[j] = x;

@@ -1,12 +1,12 @@
 /* main.c: frontload-gen's command line: generate, clone, verify. */
-#include <errno.h>
-#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "check.h"
+#include "cli.h"
 #include "expand.h"
 #include "gen.h"
 #include "pattern.h"
@@ -14,7 +14,63 @@
 #include "util.h"
 #include "verify.h"
 
-static const char usage[] =
+/* generate's and clone's flags, filled by fl_cli_parse and then copied into struct gen. */
+struct gen_args {
+	const char *patterns, *templates, *out, *mode, *config, *only, *sample_cover, *probes_s;
+	uint32_t copies, shards, sample, part, parts, fallback;
+	uint64_t seed;
+	int no_check, no_line, quiet;
+};
+
+#define FL_CLI_OBJ struct gen_args
+static const struct fl_cli_opt gen_opts[] = {
+	FL_OPT_STR("patterns", patterns, "DIR", NULL, "pattern files, *.tpl, read in name "
+		"order (required)"),
+	FL_OPT_STR("templates", templates, "DIR", NULL, "directory holding fl_extract.h "
+		"(required)"),
+	FL_OPT_STR("out", out, "DIR", NULL, "output directory (required); writes "
+		"DIR/registry.c, DIR/manifest.gen.json and DIR/shards/ or DIR/probes/"),
+	FL_OPT_UINT("copies", copies, 1, 99999, "N", "1000", "copies of each variant"),
+	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of every per-copy constant, "
+		"decimal; the same seed gives byte-identical output, another seed other "
+		"constants"),
+	FL_OPT_STR("mode", mode, "asm|c", "asm", "asm: write " FL_NPROBES_STR " probes per "
+		"variant (DIR/probes/*.c) for the build to compile and the clone step to clone; "
+		"c: write every copy as C shards (DIR/shards/shard_NNNN.c)"),
+	FL_OPT_UINT("shards", shards, 1, 100000, "N", "8", "number of shards, balanced by "
+		"bytes"),
+	FL_OPT_STR("config", config, "FILE", NULL, "JSON object recorded by ./configure, "
+		"embedded in the library (without it: {})"),
+	FL_OPT_STR("only", only, "IDS", NULL, "comma-separated pattern ids to keep (e.g. "
+		"P01,P13; without it: every pattern)"),
+	FL_OPT_FLAG("no-check", no_check, "skip the libclang parse (no metrics in the "
+		"manifest)"),
+	FL_OPT_FLAG("no-line", no_line, "no #line directives in generated C"),
+	FL_OPT_FLAG("quiet", quiet, "no progress line"),
+	FL_OPT_UINT("sample", sample, 1, 1000000, "K", NULL, "with --mode c: shards hold only K "
+		"copies chosen at random (seeded) from the whole table, for the clone-versus-C "
+		"test (without it: every copy)"),
+	FL_OPT_STR("sample-cover", sample_cover, "LEVEL", NULL, "with --mode c: shards hold, "
+		"besides any --sample K, the copies that cover every variant at LEVEL: variants "
+		"(copy 0 of each), ends (and for each per-copy constant the copies at its "
+		"smallest and largest value) or edges (and the copies on each side of every "
+		"value-class edge the assembly cloner checks: sign, |v| < 128, int32, uint32, "
+		"0/+-1, 2^n, 2^n-1); at --copies 2 ends is every copy (without it: no cover)"),
+	/* generate accepts these too, and ignores them. */
+	FL_OPT_STR("probes-s", probes_s, "DIR", NULL, "assembly of the probes (PNN_vVVV_pI.s), "
+		"compiled by the build (required)", .section = "options of clone only"),
+	FL_OPT_UINT("part", part, 0, 9999, "I", "0", "write assembly shards [I*N/P, "
+		"(I+1)*N/P) of --shards N, below --parts P"),
+	FL_OPT_UINT("parts", parts, 1, 10000, "P", "1", "parts the shards are split into"),
+	FL_OPT_UINT("fallback", fallback, 1, 1000, "N", "2", "C fallback shards per part for "
+		"copies that cannot be cloned"),
+};
+#undef FL_CLI_OBJ
+static const struct fl_cli gen_cli = {
+	.opts = gen_opts, .nopts = sizeof(gen_opts) / sizeof(gen_opts[0]),
+};
+
+static const char usage_head[] =
 "usage: frontload-gen generate [options]   expand patterns into C shards or probes\n"
 "       frontload-gen clone [options]      clone probe assembly into assembly shards\n"
 "       frontload-gen verify --lib SO --manifest IN --out OUT [--clone-report F ...]\n"
@@ -25,35 +81,9 @@ static const char usage[] =
 "a registry and manifest.json. The 27-pattern taxonomy and its variant weights come from\n"
 "the public DCPerf FeedSim v2 study (PR #704); see patterns/README.md.\n"
 "\n"
-"options of generate and clone:\n"
-"  --patterns DIR     pattern files, *.tpl, read in name order (required)\n"
-"  --templates DIR    directory holding fl_extract.h (required)\n"
-"  --out DIR          output directory (required); writes DIR/registry.c,\n"
-"                     DIR/manifest.gen.json and DIR/shards/ or DIR/probes/\n"
-"  --copies N         copies of each variant, 1..99999 (default 1000)\n"
-"  --seed S           seed of every per-copy constant (default 1); the same seed gives\n"
-"                     byte-identical output, another seed other constants\n"
-"  --mode asm|c       asm: write " FL_NPROBES_STR " probes per variant (DIR/probes/*.c) for the\n"
-"                     build to compile and the clone step to clone; c: write every copy as C\n"
-"                     shards (DIR/shards/shard_NNNN.c). Default asm.\n"
-"  --shards N         number of shards, balanced by bytes (default 8)\n"
-"  --config FILE      JSON object recorded by ./configure, embedded in the library\n"
-"  --only IDS         comma-separated pattern ids to keep (e.g. P01,P13)\n"
-"  --no-check         skip the libclang parse (no metrics in the manifest)\n"
-"  --no-line          no #line directives in generated C\n"
-"  --quiet            no progress line\n"
-"  --sample K         with --mode c: shards hold only K copies chosen at random (seeded)\n"
-"                     from the whole table, for the clone-versus-C test\n"
-"  --sample-cover L   with --mode c: shards hold, besides any --sample K, the copies\n"
-"                     that cover every variant at level L: variants (copy 0 of each),\n"
-"                     ends (and for each per-copy constant the copies at its smallest\n"
-"                     and largest value) or edges (and the copies on each side of every\n"
-"                     value-class edge the assembly cloner checks: sign, |v| < 128,\n"
-"                     int32, uint32, 0/+-1, 2^n, 2^n-1); at --copies 2 ends is every copy\n"
-"options of clone only:\n"
-"  --probes-s DIR     assembly of the probes (PNN_vVVV_pI.s), compiled by the build\n"
-"  --part I --parts P write assembly shards [I*N/P, (I+1)*N/P) of --shards N\n"
-"  --fallback N       C fallback shards per part for copies that cannot be cloned (2)\n"
+"options of generate and clone (defaults in brackets):\n";
+
+static const char usage_tail[] =
 "\n"
 "template syntax (patterns/README.md has the full text):\n"
 "  header:  @pattern PNN name | @title text | @variants N | @lines LO HI |\n"
@@ -65,18 +95,33 @@ static const char usage[] =
 "  E is a C-like 64-bit integer expression over knobs, @let/@for names and `variant`.\n"
 "\n"
 "errors: a template error or a libclang error-severity diagnostic stops generation with\n"
-"file:line and the variant; exit status 1. verify exits 1 when two generated functions\n"
-"have identical code (relocations masked), 2 on a usage error.\n";
+"file:line and the variant; exit status 1; generate and clone exit 2 on a usage error.\n"
+"verify exits 1 when two generated functions have identical code (relocations masked), 2\n"
+"on a usage error.\n";
 
-static long parse_num(const char *flag, const char *s, long lo, long hi)
+static const struct fl_cli verify_cli;
+
+static void usage(FILE *fp)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
+	fputs(usage_head, fp);
+	fl_cli_help(fp, &gen_cli);
+	fputs("\noptions of verify:\n", fp);
+	fl_cli_help(fp, &verify_cli);
+	fputs(usage_tail, fp);
+}
 
-	if (errno || *end || end == s || v < lo || v > hi)
-		fatal("%s: expected an integer in %ld..%ld, got \"%s\"", flag, lo, hi, s);
-	return v;
+/* A usage error of generate or clone: one line, exit 2 (as for a flag the table refuses). */
+static void usage_error(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("frontload-gen: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(" (see --help)\n", stderr);
+	va_end(ap);
+	exit(2);
 }
 
 /* Pairwise distinct structural signatures across patterns (patterns/README.md rule 6). */
@@ -115,45 +160,83 @@ static void load_all(struct gen *g, const char *only, int check)
 		check_signatures(g);
 }
 
+/* verify's options. --clone-report may be given once per clone part: the table takes it
+ * as a flag handed to verify_take_report each time (cli.h's fwd), not as a field. */
+struct verify_args {
+	const char *lib, *manifest, *out;
+	char **reports;
+	int nreports;
+};
+
+#define FL_CLI_OBJ struct verify_args
+static const struct fl_cli_opt verify_opts[] = {
+	FL_OPT_STR("lib", lib, "SO", NULL, "the extractor library to check (required)"),
+	FL_OPT_STR("manifest", manifest, "IN", NULL, "manifest.gen.json from generate "
+		"(required)"),
+	FL_OPT_STR("out", out, "OUT", NULL, "the verified manifest to write (required)"),
+};
+#undef FL_CLI_OBJ
+
+/* A table of one repeatable flag: only its name and value syntax are used. */
+struct verify_report {
+	const char *path;
+};
+#define FL_CLI_OBJ struct verify_report
+static const struct fl_cli_opt verify_repeat_opts[] = {
+	FL_OPT_STR("clone-report", path, "F", NULL, "a clone part's report, merged into the "
+		"manifest first"),
+};
+#undef FL_CLI_OBJ
+static const struct fl_cli verify_repeat_cli = { .opts = verify_repeat_opts, .nopts = 1 };
+
+static int verify_take_report(void *obj, const struct fl_cli_opt *o, const char *val,
+	char *err, size_t errlen)
+{
+	struct verify_args *v = obj;
+
+	(void)o, (void)err, (void)errlen;
+	v->reports = xrealloc(v->reports, (size_t)(v->nreports + 1) * sizeof(*v->reports));
+	v->reports[v->nreports++] = (char *)val;
+	return 0;
+}
+
+static const struct fl_cli verify_cli = {
+	.opts = verify_opts, .nopts = sizeof(verify_opts) / sizeof(verify_opts[0]),
+	.fwd = &verify_repeat_cli, .fwd_title = "repeatable",
+	.fwd_take = verify_take_report,
+};
+
 static int cmd_verify(int argc, char **argv)
 {
-	const char *lib = NULL, *in = NULL, *out = NULL;
-	char **reports = NULL;
-	int nreports = 0;
+	struct verify_args v;
+	char err[512];
 
-	for (int i = 1; i < argc; i++) {
-		if (i + 1 >= argc)
-			fatal("verify: %s needs a value", argv[i]);
-		if (!strcmp(argv[i], "--lib"))
-			lib = argv[++i];
-		else if (!strcmp(argv[i], "--manifest"))
-			in = argv[++i];
-		else if (!strcmp(argv[i], "--out"))
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--clone-report")) {
-			reports = xrealloc(reports, (size_t)(nreports + 1) * sizeof(*reports));
-			reports[nreports++] = argv[++i];
-		} else
-			fatal("verify: unknown option %s (see --help)", argv[i]);
+	memset(&v, 0, sizeof(v));
+	int prc = fl_cli_parse(&verify_cli, argc, argv, &v, err, sizeof(err));
+	if (prc == FL_CLI_HELP) {
+		usage(stdout);
+		return 0;
 	}
-	if (!lib || !in || !out)
-		fatal("verify: --lib, --manifest and --out are required");
-	const char *src = in;
+	if (prc != 0)
+		usage_error("verify: %s", err);
+	if (!v.lib || !v.manifest || !v.out)
+		usage_error("verify: --lib, --manifest and --out are required");
+	const char *src = v.manifest;
 	struct buf tmp = {0};
-	if (nreports) {
-		buf_printf(&tmp, "%s.clone.tmp", out);
-		manifest_merge_clone(in, reports, nreports, tmp.p);
+	if (v.nreports) {
+		buf_printf(&tmp, "%s.clone.tmp", v.out);
+		manifest_merge_clone(v.manifest, v.reports, v.nreports, tmp.p);
 		src = tmp.p;
 	}
-	char err[512];
-	int rc = verify_library(lib, src, out, err, sizeof(err));
+	int rc = verify_library(v.lib, src, v.out, err, sizeof(err));
 	if (tmp.p)
 		remove(tmp.p);
 	if (rc < 0)
 		fatal("verify: %s", err);
 	if (rc > 0)
-		fprintf(stderr, "frontload-gen: verify: duplicate functions in %s (see %s)\n", lib, out);
-	free(reports);
+		fprintf(stderr, "frontload-gen: verify: duplicate functions in %s (see %s)\n",
+			v.lib, v.out);
+	free(v.reports);
 	buf_free(&tmp);
 	return rc ? 1 : 0;
 }
@@ -161,92 +244,64 @@ static int cmd_verify(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage, argc < 2 ? stderr : stdout);
+		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "verify"))
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(cmd, "generate") && strcmp(cmd, "clone")) {
-		fprintf(stderr, "frontload-gen: unknown command \"%s\"\n%s", cmd, usage);
+		fprintf(stderr, "frontload-gen: unknown command \"%s\"\n", cmd);
+		usage(stderr);
 		return 2;
 	}
 
-	struct gen g = {.gp = {.seed = 1, .copies = 1000, .line_directives = 1}, .mode = "asm"};
-	const char *only = NULL, *config = NULL, *probes_s = NULL;
-	int check = 1, shards = 8, part = 0, parts = 1, fallback = 2;
-	static const struct option opts[] = {
-		{"patterns", required_argument, 0, 'p'}, {"templates", required_argument, 0, 't'},
-		{"out", required_argument, 0, 'o'}, {"copies", required_argument, 0, 'n'},
-		{"seed", required_argument, 0, 's'}, {"mode", required_argument, 0, 'm'},
-		{"shards", required_argument, 0, 'S'}, {"config", required_argument, 0, 'c'},
-		{"only", required_argument, 0, 'O'}, {"no-check", no_argument, 0, 'C'},
-		{"no-line", no_argument, 0, 'L'}, {"quiet", no_argument, 0, 'q'},
-		{"probes-s", required_argument, 0, 'P'}, {"part", required_argument, 0, 'i'},
-		{"parts", required_argument, 0, 'I'}, {"fallback", required_argument, 0, 'F'},
-		{"sample", required_argument, 0, 'k'}, {"sample-cover", required_argument, 0, 'K'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	/* argv[1] is the command: the table parses what follows it. */
+	struct gen_args a;
+	char err[512];
+	memset(&a, 0, sizeof(a));
+	int prc = fl_cli_parse(&gen_cli, argc - 1, argv + 1, &a, err, sizeof(err));
+	if (prc == FL_CLI_HELP) {
+		usage(stdout);
+		return 0;
+	}
+	if (prc != 0)
+		usage_error("%s", err);
+	if (strcmp(a.mode, "asm") && strcmp(a.mode, "c"))
+		usage_error("--mode: expected asm or c, got \"%s\"", a.mode);
+	int cover = 0;
+	if (a.sample_cover) {
+		if (!strcmp(a.sample_cover, "variants"))
+			cover = SAMPLE_COVER_VARIANTS;
+		else if (!strcmp(a.sample_cover, "ends"))
+			cover = SAMPLE_COVER_ENDS;
+		else if (!strcmp(a.sample_cover, "edges"))
+			cover = SAMPLE_COVER_EDGES;
+		else
+			usage_error("--sample-cover: expected variants, ends or edges, got \"%s\"",
+				    a.sample_cover);
+	}
+	if (!a.patterns || !a.templates || !a.out)
+		usage_error("--patterns, --templates and --out are required");
+	if (a.part >= a.parts)
+		usage_error("--part %u must be below --parts %u", a.part, a.parts);
+	if (!strcmp(cmd, "clone") && !a.probes_s)
+		usage_error("clone: --probes-s is required");
+
+	struct gen g = {
+		.gp = {.seed = a.seed, .copies = a.copies, .line_directives = !a.no_line},
+		.patterns_dir = a.patterns, .templates_dir = a.templates, .out_dir = a.out,
+		.mode = a.mode, .quiet = a.quiet, .sample = a.sample, .sample_cover = cover,
 	};
 	struct buf command = {0};
 	for (int i = 0; i < argc; i++)
 		buf_printf(&command, "%s%s", i ? " " : "", i ? argv[i] : "frontload-gen");
 	g.command = command.p;
-	optind = 2;
-	for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-		switch (c) {
-		case 'p': g.patterns_dir = optarg; break;
-		case 't': g.templates_dir = optarg; break;
-		case 'o': g.out_dir = optarg; break;
-		case 'n': g.gp.copies = (uint32_t)parse_num("--copies", optarg, 1, 99999); break;
-		case 's': {
-			char *end;
-			errno = 0;
-			g.gp.seed = strtoull(optarg, &end, 0);
-			if (errno || *end || end == optarg)
-				fatal("--seed: expected an unsigned integer, got \"%s\"", optarg);
-			break;
-		}
-		case 'm':
-			if (strcmp(optarg, "asm") && strcmp(optarg, "c"))
-				fatal("--mode: expected asm or c, got \"%s\"", optarg);
-			g.mode = optarg;
-			break;
-		case 'S': shards = (int)parse_num("--shards", optarg, 1, 100000); break;
-		case 'c': config = optarg; break;
-		case 'O': only = optarg; break;
-		case 'C': check = 0; break;
-		case 'L': g.gp.line_directives = 0; break;
-		case 'q': g.quiet = 1; break;
-		case 'P': probes_s = optarg; break;
-		case 'i': part = (int)parse_num("--part", optarg, 0, 9999); break;
-		case 'I': parts = (int)parse_num("--parts", optarg, 1, 10000); break;
-		case 'F': fallback = (int)parse_num("--fallback", optarg, 1, 1000); break;
-		case 'k': g.sample = (uint32_t)parse_num("--sample", optarg, 1, 1000000); break;
-		case 'K':
-			if (!strcmp(optarg, "variants"))
-				g.sample_cover = SAMPLE_COVER_VARIANTS;
-			else if (!strcmp(optarg, "ends"))
-				g.sample_cover = SAMPLE_COVER_ENDS;
-			else if (!strcmp(optarg, "edges"))
-				g.sample_cover = SAMPLE_COVER_EDGES;
-			else
-				fatal("--sample-cover: expected variants, ends or edges, got \"%s\"", optarg);
-			break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fprintf(stderr, "%s", usage); return 2;
-		}
-	}
-	if (optind < argc)
-		fatal("unexpected argument \"%s\" (see --help)", argv[optind]);
-	if (!g.patterns_dir || !g.templates_dir || !g.out_dir)
-		fatal("--patterns, --templates and --out are required (see --help)");
-	if (part >= parts)
-		fatal("--part %d must be below --parts %d", part, parts);
 	char *cfg_text = NULL;
-	if (config) {
-		cfg_text = read_file(config, NULL);
+	if (a.config) {
+		cfg_text = read_file(a.config, NULL);
 		if (!cfg_text)
-			fatal("cannot read --config %s:", config);
+			fatal("cannot read --config %s:", a.config);
 	}
 	g.config_json = cfg_text ? cfg_text : "{}";
 	make_dirs(g.out_dir);
@@ -254,19 +309,18 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!strcmp(cmd, "clone")) {
-		if (!probes_s)
-			fatal("clone: --probes-s is required");
 		/* The clone step re-expands (cheap) but needs no libclang pass: generate did it. */
-		load_all(&g, only, 0);
-		emit_clone(&g, probes_s, shards, part, parts, fallback);
+		load_all(&g, a.only, 0);
+		emit_clone(&g, a.probes_s, (int)a.shards, (int)a.part, (int)a.parts,
+			   (int)a.fallback);
 	} else {
-		load_all(&g, only, check);
+		load_all(&g, a.only, !a.no_check);
 		struct buf path = {0};
 		buf_printf(&path, "%s/manifest.gen.json", g.out_dir);
 		manifest_write(&g, path.p);
 		emit_registry(&g);
 		if (!strcmp(g.mode, "c"))
-			emit_c_shards(&g, shards);
+			emit_c_shards(&g, (int)a.shards);
 		else
 			emit_probes(&g);
 		buf_free(&path);

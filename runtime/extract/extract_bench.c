@@ -1,19 +1,46 @@
 /* extract_bench.c: frontload-extract-bench: runs the generated extractors the way the leaf
  * does (dispatch plan, stories x calls per request) and prints what one request costs. */
-#include <errno.h>
-#include <getopt.h>
-#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "dispatch.h"
 #include "fl_extract.h"
 #include "libload.h"
 #include "osfile.h"
 
-static const char usage[] =
+/* The flags; the percentages stay integers, as the context takes them in 1/65536. */
+struct bench_args {
+	const char *lib;
+	uint64_t requests, warmup, stories, per_story, active, body, hit, seed;
+};
+
+#define FL_CLI_OBJ struct bench_args
+static const struct fl_cli_opt bench_opts[] = {
+	FL_OPT_STR("lib", lib, "PATH", NULL, "extractor library (without it: "
+		"libfrontload-extract.so next to this program, then ../lib/)"),
+	FL_OPT_UINT("requests", requests, 1, 100000000, "N", "200", "measured requests"),
+	FL_OPT_UINT("warmup", warmup, 0, 100000000, "N", "20", "requests run before "
+		"measuring"),
+	FL_OPT_UINT("stories", stories, 1, 100000, "N", "20", "stories per request"),
+	FL_OPT_UINT("calls-per-story", per_story, 0, 100000000, "N", "500", "extractor calls "
+		"per story"),
+	FL_OPT_UINT("active-copies", active, 0, UINT32_MAX, "N", "0", "footprint knob: copies "
+		"of each variant in the plan, 0 = all"),
+	FL_OPT_UINT("body", body, 0, 100, "PCT", "100", "share of calls that run the full "
+		"body, in percent"),
+	FL_OPT_UINT("hit", hit, 0, 100, "PCT", "50", "lookup hit rate, in percent"),
+	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "plan shuffle and story seed"),
+};
+#undef FL_CLI_OBJ
+static const struct fl_cli bench_cli = {
+	.opts = bench_opts, .nopts = sizeof(bench_opts) / sizeof(bench_opts[0]),
+};
+
+static const char usage_head[] =
 "usage: frontload-extract-bench [options]\n"
 "\n"
 "Loads the extractor library, builds a dispatch plan (the table cut to --active-copies\n"
@@ -22,35 +49,19 @@ static const char usage[] =
 "footprint, ns per call and request latency percentiles (µs) after --warmup requests.\n"
 "Wall-clock figures: run it on an idle machine; they are not a front-end measurement.\n"
 "\n"
-"  --lib PATH              extractor library (default: libfrontload-extract.so next to\n"
-"                          this program, then ../lib/)\n"
-"  --requests N            measured requests (default 200)\n"
-"  --warmup N              requests run before measuring (default 20)\n"
-"  --stories N             stories per request (default 20)\n"
-"  --calls-per-story N     extractor calls per story (default 500)\n"
-"  --active-copies N       footprint knob: copies of each variant in the plan, 0 = all\n"
-"                          (default 0)\n"
-"  --body PCT              share of calls that run the full body, 0..100 (default 100)\n"
-"  --hit PCT               lookup hit rate, 0..100 (default 50)\n"
-"  --seed S                plan shuffle and story seed (default 1)\n"
-"  --help                  this text\n"
+"options (defaults in brackets):\n";
+
+static const char usage_tail[] =
 "\n"
 "exit status: 0 on success, 2 on a bad flag, 1 when the library cannot be used.\n";
 
 #define die(code, fmt, arg) fl_die("frontload-extract-bench", FL_DIE_EXIT, code, fmt, arg)
 
-static uint64_t parse_u64(const char *flag, const char *s, uint64_t hi)
+static void usage(FILE *fp)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (errno || *end || end == s || *s == '-' || v > hi) {
-		fprintf(stderr, "frontload-extract-bench: %s: expected an integer in 0..%llu, got \"%s\"\n",
-			flag, (unsigned long long)hi, s);
-		exit(2);
-	}
-	return v;
+	fputs(usage_head, fp);
+	fl_cli_help(fp, &bench_cli);
+	fputs(usage_tail, fp);
 }
 
 static uint64_t now_ns(void)
@@ -69,92 +80,71 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	const char *lib = NULL;
-	uint64_t requests = 200, warmup = 20, stories = 20, per_story = 500, active = 0;
-	uint64_t body = 100, hit = 50, seed = 1;
-	static const struct option opts[] = {
-		{"lib", required_argument, 0, 'l'}, {"requests", required_argument, 0, 'r'},
-		{"warmup", required_argument, 0, 'w'}, {"stories", required_argument, 0, 's'},
-		{"calls-per-story", required_argument, 0, 'c'},
-		{"active-copies", required_argument, 0, 'a'}, {"body", required_argument, 0, 'b'},
-		{"hit", required_argument, 0, 'H'}, {"seed", required_argument, 0, 'S'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-	};
-	for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-		switch (c) {
-		case 'l': lib = optarg; break;
-		case 'r': requests = parse_u64("--requests", optarg, 100000000); break;
-		case 'w': warmup = parse_u64("--warmup", optarg, 100000000); break;
-		case 's': stories = parse_u64("--stories", optarg, 100000); break;
-		case 'c': per_story = parse_u64("--calls-per-story", optarg, 100000000); break;
-		case 'a': active = parse_u64("--active-copies", optarg, UINT32_MAX); break;
-		case 'b': body = parse_u64("--body", optarg, 100); break;
-		case 'H': hit = parse_u64("--hit", optarg, 100); break;
-		case 'S': seed = parse_u64("--seed", optarg, UINT64_MAX); break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return 2;
-		}
-	}
-	if (optind < argc)
-		die(2, "unexpected argument \"%s\" (see --help)", argv[optind]);
-	if (requests == 0 || stories == 0)
-		die(2, "%s", "--requests and --stories must be at least 1");
-
+	struct bench_args a;
 	char err[512];
+	memset(&a, 0, sizeof(a));
+	int prc = fl_cli_parse(&bench_cli, argc, argv, &a, err, sizeof(err));
+	if (prc == FL_CLI_HELP) {
+		usage(stdout);
+		return 0;
+	}
+	if (prc != 0)
+		die(2, "%s (see --help)", err);
+
 	struct fl_lib l;
-	if (fl_lib_open(&l, lib, err, sizeof(err)))
+	if (fl_lib_open(&l, a.lib, err, sizeof(err)))
 		die(1, "%s", err);
 	const struct fl_fn_entry *tab = l.tab;
 	size_t n = l.n;
 	struct fl_plan plan;
-	if (fl_plan_init(&plan, tab, n, seed, (uint32_t)active, err, sizeof(err)))
+	if (fl_plan_init(&plan, tab, n, a.seed, (uint32_t)a.active, err, sizeof(err)))
 		die(1, "plan: %s", err);
-	struct fl_ctx *ctx = fl_ctx_init(seed, 64, err, sizeof(err));
+	struct fl_ctx *ctx = fl_ctx_init(a.seed, 64, err, sizeof(err));
 	if (!ctx)
 		die(1, "context: %s", err);
-	if (fl_ctx_set_body(ctx, (uint32_t)(body * 65536 / 100)) ||
-	    fl_ctx_set_hit(ctx, (uint32_t)(hit * 65536 / 100), err, sizeof(err)))
+	if (fl_ctx_set_body(ctx, (uint32_t)(a.body * 65536 / 100)) ||
+	    fl_ctx_set_hit(ctx, (uint32_t)(a.hit * 65536 / 100), err, sizeof(err)))
 		die(1, "context: %s", err);
 
-	uint64_t *lat = malloc(requests * sizeof(*lat));
+	uint64_t *lat = malloc(a.requests * sizeof(*lat));
 	uint8_t story[FL_STORY_BYTES];
-	uint64_t cursor = 0, x = seed, features = 0, total_ns = 0;
-	for (uint64_t r = 0; r < warmup + requests; r++) {
+	uint64_t cursor = 0, x = a.seed, features = 0, total_ns = 0;
+	for (uint64_t r = 0; r < a.warmup + a.requests; r++) {
 		uint64_t t0 = now_ns();
 		fl_ctx_clear_sink(ctx);
-		for (uint64_t s = 0; s < stories; s++) {
+		for (uint64_t s = 0; s < a.stories; s++) {
 			for (size_t b = 0; b < sizeof(story); b += 8) {
 				x = x * 6364136223846793005ull + 1442695040888963407ull;
 				memcpy(story + b, &x, 8);
 			}
 			fl_ctx_set_story(ctx, story, sizeof(story));
-			cursor = fl_plan_run(&plan, ctx, cursor, per_story);
+			cursor = fl_plan_run(&plan, ctx, cursor, a.per_story);
 		}
 		uint64_t dt = now_ns() - t0;
-		if (r >= warmup) {
-			lat[r - warmup] = dt;
+		if (r >= a.warmup) {
+			lat[r - a.warmup] = dt;
 			total_ns += dt;
 			features += ctx->sink->nsparse;
 			for (uint32_t i = 0; i < FL_DENSE_SLOTS; i++)
 				features += ctx->sink->dense[i] != 0;
 		}
 	}
-	qsort(lat, requests, sizeof(*lat), cmp_u64);
-	uint64_t calls = requests * stories * per_story;
+	qsort(lat, a.requests, sizeof(*lat), cmp_u64);
+	uint64_t calls = a.requests * a.stories * a.per_story;
 	printf("library:            %s\n", l.build_info());
 	printf("footprint:          %zu functions of %zu (%u of %u copies per variant)\n",
 	       fl_plan_footprint(&plan), n, plan.active_copies, plan.copies);
 	printf("requests:           %llu measured after %llu warm-up, %llu stories x %llu calls\n",
-	       (unsigned long long)requests, (unsigned long long)warmup,
-	       (unsigned long long)stories, (unsigned long long)per_story);
+	       (unsigned long long)a.requests, (unsigned long long)a.warmup,
+	       (unsigned long long)a.stories, (unsigned long long)a.per_story);
 	printf("knobs:              body %llu%%, lookup hit %llu%%, seed %llu\n",
-	       (unsigned long long)body, (unsigned long long)hit, (unsigned long long)seed);
+	       (unsigned long long)a.body, (unsigned long long)a.hit, (unsigned long long)a.seed);
 	printf("ns per call:        %.1f\n", (double)total_ns / (double)calls);
 	printf("request latency µs: p50 %.1f  p95 %.1f  p99 %.1f  max %.1f\n",
-	       lat[requests / 2] / 1e3, lat[requests * 95 / 100] / 1e3,
-	       lat[requests * 99 / 100] / 1e3, lat[requests - 1] / 1e3);
+	       lat[a.requests / 2] / 1e3, lat[a.requests * 95 / 100] / 1e3,
+	       lat[a.requests * 99 / 100] / 1e3, lat[a.requests - 1] / 1e3);
 	printf("features per request (non-zero dense slots + sparse): %.1f\n",
-	       (double)features / (double)requests);
+	       (double)features / (double)a.requests);
 	free(lat);
 	fl_ctx_free(ctx);
 	fl_plan_free(&plan);
