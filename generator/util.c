@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "osfile.h"
 #include "util.h"
 
 static void vreport(const char *kind, const char *fmt, va_list ap)
@@ -185,34 +186,16 @@ int write_if_changed(const char *path, const void *data, size_t len)
 		if (same)
 			return 0;
 	}
-	struct buf tmp = {0};
-	buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp.p, "wb");
-	if (!f)
-		fatal("cannot create %s:", tmp.p);
-	if (len && fwrite(data, 1, len, f) != len)
-		fatal("cannot write %s:", tmp.p);
-	if (fclose(f) != 0)
-		fatal("cannot write %s:", tmp.p);
-	if (rename(tmp.p, path) != 0)
-		fatal("cannot rename %s to %s:", tmp.p, path);
-	buf_free(&tmp);
+	char err[512];
+	if (fl_write_file_atomic(path, data, len, err, sizeof(err)) != 0)
+		fatal("%s", err);
 	return 1;
 }
 
 void make_dirs(const char *path)
 {
-	char *p = xstrdup(path);
+	char err[512];
 
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			fatal("cannot create directory %s:", p);
-		*s = '/';
-	}
-	if (mkdir(p, 0777) != 0 && errno != EEXIST)
-		fatal("cannot create directory %s:", p);
-	free(p);
+	if (fl_mkdir_p(path, 0777, err, sizeof(err)) != 0)
+		fatal("%s", err);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "osfile.h"
 #include "util.h"
 #include "verify.h"
 
@@ -594,15 +595,13 @@ static int verify_analyse(struct verify_run *r, json_t *v)
 	return ngroups > 0;
 }
 
-/* Read manifest_in (or start from {}), set "verify" to v, and write manifest_out through
- * manifest_out.tmp and rename, so a failed write never leaves half a manifest. */
+/* Read manifest_in (or start from {}), set "verify" to v, and write manifest_out
+ * atomically (osfile.h), so a failed write never leaves half a manifest. */
 static int verify_write_manifest(struct verify_run *r, const char *manifest_in,
 	const char *manifest_out, json_t *v)
 {
 	json_error_t je;
 	json_t *root;
-	struct buf tmp = { 0 };
-	FILE *f;
 	int rc = -1;
 
 	if (manifest_in != NULL) {
@@ -617,31 +616,19 @@ static int verify_write_manifest(struct verify_run *r, const char *manifest_in,
 		root = json_object();
 	}
 	json_object_set(root, "verify", v);
-	buf_printf(&tmp, "%s.tmp", manifest_out);
-	f = fopen(tmp.p, "w");
-	if (f == NULL) {
-		verify_fail(r, "manifest %s: %s", tmp.p, strerror(errno));
+	struct fl_atomic_file af;
+	char err[512];
+	if (fl_atomic_open(&af, manifest_out, 0644, 0, err, sizeof(err)) != 0) {
+		verify_fail(r, "manifest: %s", err);
 		goto out;
 	}
-	if (json_dumpf(root, f, JSON_INDENT(1)) < 0 || fputc('\n', f) == EOF) {
-		fclose(f);
-		verify_fail(r, "manifest %s: write failed", tmp.p);
-		goto out_unlink;
-	}
-	if (fclose(f) != 0) {
-		verify_fail(r, "manifest %s: %s", tmp.p, strerror(errno));
-		goto out_unlink;
-	}
-	if (rename(tmp.p, manifest_out) != 0) {
-		verify_fail(r, "manifest rename to %s: %s", manifest_out, strerror(errno));
-		goto out_unlink;
+	int ok = json_dumpf(root, af.f, JSON_INDENT(1)) == 0 && fputc('\n', af.f) != EOF;
+	if (fl_atomic_commit(&af, ok, err, sizeof(err)) != 0 || !ok) {
+		verify_fail(r, "manifest %s: %s", manifest_out, ok ? err : "write failed");
+		goto out;
 	}
 	rc = 0;
-	goto out;
-out_unlink:
-	unlink(tmp.p);
 out:
-	buf_free(&tmp);
 	json_decref(root);
 	return rc;
 }

@@ -56,7 +56,7 @@ srcs_mock="tests/fuzz/fuzz_mock.c runtime/mock/mock_methods.c runtime/mock/mock_
 	runtime/common/wire.c runtime/common/zcodec.c proto"
 srcs_sampler="tests/fuzz/fuzz_sampler.c runtime/common/sampler.c"
 srcs_pattern="tests/fuzz/fuzz_pattern.c generator/pattern.c generator/expr.c
-	generator/expand.c generator/util.c"
+	generator/expand.c generator/util.c runtime/common/osfile.c"
 srcs_cgparse="tests/fuzz/fuzz_cgparse.c runtime/measure/cgparse.c"
 srcs_disasm="tests/fuzz/fuzz_disasm.c runtime/measure/disasm.c runtime/common/process.c"
 srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
