@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "corpus.h"
+#include "fanout_slots.h"
 #include "frontload.pb-c.h"
 #include "meter.h"
 #include "net.h"
@@ -48,7 +49,7 @@
 #define FO_MAX_THREADS 1024u
 #define FO_MAX_CHANNELS 65536u
 #define FO_MAX_CALLS (1u << 20)       /* calls per request, a sanity bound on scale */
-#define FO_PING_BIT (1ull << 63)      /* ping ids; call ids never set it */
+#define FO_PING_BIT (1ull << 63)      /* ping ids; call ids never set it (fanout_slots.h) */
 
 _Static_assert(FL_RPC_OUTBOUND == sizeof(((struct fl_fanout_stats *)0)->calls_per_method) /
 	sizeof(uint64_t), "calls_per_method is indexed like dist->out");
@@ -90,19 +91,9 @@ struct fo_req {
 	struct fo_call calls[];
 };
 
-/* An in-flight call: the id it was sent under and its deadline. Slots are reused (never
- * freed before the thread's end), so a reply is matched with one array lookup and a
- * late reply for a finished call finds a changed id and is dropped. */
-struct fo_slot {
-	struct fo_thread *t;
-	struct event *deadline;       /* latency (capped) + timeout_ms */
-	uint32_t index;               /* position in t->slots; the id's low 32 bits */
-	uint64_t id;                  /* request_id on the wire; 0 while free */
-	struct fo_req *req;
-	struct fo_call *call;
-	struct fo_chan *chan;         /* channel it was sent on */
-	struct fo_slot *prev, *next;  /* channel's in-flight list; next also links the free list */
-};
+/* An in-flight call is a slot (fanout_slots.h): the id it was sent under, its channel's
+ * in-flight list, and here its thread (owner), its deadline event (latency, capped, plus
+ * timeout_ms), its request (req) and its call (call). */
 
 enum fo_chan_state {
 	FO_CHAN_WAIT,        /* not connected; the retry timer is armed */
@@ -124,8 +115,7 @@ struct fo_chan {
 	uint64_t last_tx_ns, last_rx_ns;
 	uint64_t ping_wait_ns;        /* when the oldest unanswered ping was sent */
 	uint32_t pings_out;           /* pings sent since the last PONG */
-	unsigned inflight;            /* calls waiting for a reply here */
-	struct fo_slot *calls;        /* in-flight list */
+	struct fl_fslot_list calls;   /* calls waiting for a reply here */
 };
 
 /* One FANOUT thread: a loop, its channels, and the inbox other threads hand requests to. */
@@ -143,10 +133,7 @@ struct fo_thread {
 	struct fo_chan *chans;
 	unsigned nchans;
 	unsigned chan_rr;             /* rotates ties in the least-loaded pick */
-	struct fo_slot **slots;
-	uint32_t nslots, slots_cap;
-	struct fo_slot *free_slots;
-	uint32_t gen;                 /* id generation, the id's bits 32..62 */
+	struct fl_fslots slots;       /* in-flight calls of all its channels */
 	uint64_t ping_seq;
 	struct fl_zcodec *z;
 	struct fl_bytes body, packed, zbuf, dbuf; /* scratch: request body, protobuf, zstd */
@@ -224,13 +211,9 @@ static void fo_call_finish(struct fo_thread *t, struct fo_req *req, enum fo_outc
 	fo_req_pump(t, req);
 }
 
-static struct fo_slot *fo_slot_get(struct fo_thread *t);
-static void fo_slot_put(struct fo_thread *t, struct fo_slot *s);
 static struct fo_chan *fo_chan_pick(struct fo_thread *t);
 static int fo_chan_send_call(struct fo_chan *ch, uint64_t id, const struct fo_call *c);
 
-/* Send call c on the least-loaded up channel and arm its deadline. -1: no channel is up
- * or the frame could not be built (the caller counts an error). */
 /* Free scratch grown past cfg.scratch_keep_bytes by one large call, and publish what
  * stays. After every send and every reply. */
 static void fo_trim(struct fo_thread *t)
@@ -243,29 +226,25 @@ static void fo_trim(struct fo_thread *t)
 		memory_order_relaxed);
 }
 
+/* Send call c on the least-loaded up channel and arm its deadline. -1: no channel is up
+ * or the frame could not be built (the caller counts an error). */
 static int fo_call_send(struct fo_thread *t, struct fo_req *req, struct fo_call *c)
 {
 	struct fo_chan *ch = fo_chan_pick(t);
 	if (!ch)
 		return -1;
-	struct fo_slot *s = fo_slot_get(t);
+	struct fl_fslot *s = fl_fslot_get(&t->slots);
 	if (!s)
 		return -1;
 	int rc = fo_chan_send_call(ch, s->id, c);
 	fo_trim(t);
 	if (rc != 0) {
-		fo_slot_put(t, s);
+		fl_fslot_put(&t->slots, s);
 		return -1;
 	}
 	s->req = req;
 	s->call = c;
-	s->chan = ch;
-	s->prev = NULL;
-	s->next = ch->calls;
-	if (ch->calls)
-		ch->calls->prev = s;
-	ch->calls = s;
-	ch->inflight++;
+	fl_fslot_link(&ch->calls, s);
 	uint32_t lat = c->latency_us < FO_LATENCY_CAP_US ? c->latency_us : FO_LATENCY_CAP_US;
 	struct timeval tv = fo_tv_us(lat + (uint64_t)t->f->cfg.timeout_ms * 1000u);
 	event_add(s->deadline, &tv);
@@ -337,83 +316,34 @@ static void fo_req_expand(const struct fl_fanout *f, struct fo_req *req)
 
 static void fo_slot_deadline_cb(evutil_socket_t fd, short what, void *arg);
 
-static struct fo_slot *fo_slot_get(struct fo_thread *t)
+/* The pool's init hook: a new slot belongs to thread arg and gets its deadline event. */
+static int fo_slot_init(struct fl_fslot *s, void *arg)
 {
-	struct fo_slot *s = t->free_slots;
-	if (s) {
-		t->free_slots = s->next;
-	} else {
-		if (t->nslots == t->slots_cap) {
-			uint32_t cap = t->slots_cap ? t->slots_cap * 2 : 64;
-			struct fo_slot **a = realloc(t->slots, cap * sizeof *a);
-			if (!a)
-				return NULL;
-			t->slots = a;
-			t->slots_cap = cap;
-		}
-		s = calloc(1, sizeof *s);
-		if (!s)
-			return NULL;
-		s->deadline = event_new(t->base, -1, 0, fo_slot_deadline_cb, s);
-		if (!s->deadline) {
-			free(s);
-			return NULL;
-		}
-		s->t = t;
-		s->index = t->nslots;
-		t->slots[t->nslots++] = s;
-	}
-	t->gen = (t->gen + 1) & 0x7fffffffu;
-	if (t->gen == 0)
-		t->gen = 1;
-	s->id = ((uint64_t)t->gen << 32) | s->index;
-	s->next = s->prev = NULL;
-	return s;
+	struct fo_thread *t = arg;
+	s->owner = t;
+	s->deadline = event_new(t->base, -1, 0, fo_slot_deadline_cb, s);
+	return s->deadline ? 0 : -1;
 }
 
-static void fo_slot_put(struct fo_thread *t, struct fo_slot *s)
+static void fo_slot_fini(struct fl_fslot *s, void *arg)
 {
-	s->id = 0;
-	s->req = NULL;
-	s->call = NULL;
-	s->chan = NULL;
-	s->prev = NULL;
-	s->next = t->free_slots;
-	t->free_slots = s;
-}
-
-/* The in-flight slot for a reply's id on channel ch, or NULL (unknown, late, or sent on
- * another channel: the reply is dropped). */
-static struct fo_slot *fo_slot_find(struct fo_thread *t, struct fo_chan *ch, uint64_t id)
-{
-	uint32_t i = (uint32_t)id;
-	if (id == 0 || (id & FO_PING_BIT) || i >= t->nslots)
-		return NULL;
-	struct fo_slot *s = t->slots[i];
-	return s->id == id && s->chan == ch ? s : NULL;
+	(void)arg;
+	event_free(s->deadline);
 }
 
 /* Take s off its channel and disarm its deadline; the slot is free on return. */
-static void fo_slot_detach(struct fo_thread *t, struct fo_slot *s)
+static void fo_slot_detach(struct fo_thread *t, struct fl_fslot *s)
 {
-	struct fo_chan *ch = s->chan;
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		ch->calls = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	ch->inflight--;
 	event_del(s->deadline);
-	fo_slot_put(t, s);
+	fl_fslot_detach(&t->slots, s);
 }
 
 static void fo_slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	struct fo_slot *s = arg;
-	struct fo_thread *t = s->t;
+	struct fl_fslot *s = arg;
+	struct fo_thread *t = s->owner;
 	struct fo_req *req = s->req;
 	fo_slot_detach(t, s);
 	fo_call_finish(t, req, FO_TIMEOUT, true);
@@ -432,7 +362,7 @@ static struct fo_chan *fo_chan_pick(struct fo_thread *t)
 	unsigned n = t->nchans, start = t->chan_rr++ % n;
 	for (unsigned i = 0; i < n; i++) {
 		struct fo_chan *ch = &t->chans[(start + i) % n];
-		if (ch->state == FO_CHAN_UP && (!best || ch->inflight < best->inflight))
+		if (ch->state == FO_CHAN_UP && (!best || ch->calls.n < best->calls.n))
 			best = ch;
 	}
 	return best;
@@ -508,8 +438,8 @@ static void fo_chan_fail(struct fo_chan *ch)
 	ch->state = t->stopping ? FO_CHAN_CLOSED : FO_CHAN_WAIT;
 	ch->pings_out = 0;
 	/* Not up any more, so the requests pumped here issue elsewhere or fail fast. */
-	while (ch->calls) {
-		struct fo_slot *s = ch->calls;
+	while (ch->calls.head) {
+		struct fl_fslot *s = ch->calls.head;
 		struct fo_req *req = s->req;
 		fo_slot_detach(t, s);
 		fo_call_finish(t, req, FO_ERROR, true);
@@ -586,7 +516,8 @@ static int fo_chan_frame(struct fo_chan *ch, const struct fl_frame_hdr *h, const
 	default:
 		return -1; /* a server never sends requests */
 	}
-	struct fo_slot *s = fo_slot_find(t, ch, h->request_id);
+	/* NULL for an id sent on another channel too: the reply is dropped. */
+	struct fl_fslot *s = fl_fslot_find(&t->slots, &ch->calls, h->request_id);
 	if (!s)
 		return 0;  /* late reply of a timed-out call, or unknown id */
 	struct fo_req *req = s->req;
@@ -787,6 +718,7 @@ static int fo_thread_init(struct fl_fanout *f, struct fo_thread *t, unsigned ind
 {
 	t->f = f;
 	t->index = index;
+	fl_fslots_init(&t->slots, fo_slot_init, t);
 	pthread_mutex_init(&t->mu, NULL);
 	fl_meter_init(&t->meter, f->cfg.meter, 0);
 	t->base = event_base_new();
@@ -831,11 +763,7 @@ static void fo_destroy(struct fl_fanout *f)
 				event_free(ch->retry);
 		}
 		free(t->chans);
-		for (uint32_t s = 0; s < t->nslots; s++) {
-			event_free(t->slots[s]->deadline);
-			free(t->slots[s]);
-		}
-		free(t->slots);
+		fl_fslots_free(&t->slots, fo_slot_fini, NULL);
 		if (t->notify)
 			event_free(t->notify);
 		if (t->base)

@@ -81,7 +81,7 @@ static const struct fl_cli_opt vl_opts[] = {
 	FL_OPT_UINT("perf-hz", perf_hz, 1, 100000, "HZ", "999", "perf sampling frequency (Hz)"),
 	FL_OPT_FLAG("objdump", objdump, "classify the executed instructions from objdump's "
 		"text of each whole object (as --harness) instead of decoding just them in "
-		"process with Capstone (the default; same classes: tests/test_leafval compares "
+		"process with Capstone (the default; same classes: tests/test_dis_cs compares "
 		"the two)"),
 	FM_GEO_CLI_OPTS("simulated geometry"),
 	FL_OPT_STR("json", json, "PATH", NULL, "the full report as JSON", .section = "output"),

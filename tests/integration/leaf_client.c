@@ -1,4 +1,6 @@
-/* leaf_client.c: pipelined test client for frontload-leaf and frontload-mock (tests/leaf-client). */
+/* leaf_client.c: pipelined test client for frontload-leaf and frontload-mock (tests/leaf-client).
+ * LeafRequests come from reqgen.c, the driver's builder; RpcRequests and the --garbage
+ * inputs are made here (reqgen builds neither). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include "frontload.pb-c.h"
 #include "osfile.h"
 #include "paths.h"
+#include "reqgen.h"
 #include "rng.h"
 #include "sampler.h"
 #include "tls.h"
@@ -36,6 +39,7 @@
 #define LC_MAX_STORIES 4096
 #define LC_NSTATUS (FL_STATUS_MAX + 1)
 #define LC_SESSION_STORIES 64  /* stories a leaf session remembers (FL_SESSION_STORIES) */
+#define LC_SESSIONS 64         /* distinct session ids of a request stream */
 
 /* Status keys in the summary, the same words as the leaf's "requests" stats. */
 static const char *const lc_status_key[LC_NSTATUS] = {
@@ -81,6 +85,8 @@ struct lc_slot {
 	uint32_t method;        /* method sent */
 	uint8_t want_zstd;      /* reply compression asked for */
 	uint8_t state;          /* 0 unsent, 1 in flight, 2 answered */
+	uint64_t session_id;    /* LeafRequest: session sent */
+	uint64_t *story_ids;    /* LeafRequest: the stories' ids, while in flight */
 };
 
 /* min / max / sum of a per-reply quantity. */
@@ -118,9 +124,9 @@ struct lc_client {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	struct fl_corpus corpus;
-	struct fl_pct req_sizes;              /* feed_aggregator_req_sizes */
+	struct fl_reqgen gen;                 /* LeafRequests: the driver's builder */
+	int bad_method;                       /* --method is no InboundMethod (see lc_build_leaf) */
 	struct fl_rpc_dist dist;              /* rpc_dist.json */
-	double in_cum[FL_RPC_INBOUND];        /* cumulative inbound weights, normalised */
 	unsigned in_enum[FL_RPC_INBOUND];     /* InboundMethod of dist.in[i] */
 	struct fl_zcodec *z;
 	struct fl_bytes pack, comp, scratch;  /* request build buffers */
@@ -198,46 +204,7 @@ static void lc_reserve(struct fl_bytes *b, size_t need)
 
 /* ---- the request stream ---- */
 
-/* The draws every request starts with, in this order, so the reply checker can replay
- * the story ids of request i without rebuilding its bodies. */
-struct lc_head {
-	uint32_t method;
-	uint64_t session_id, user_id;
-	uint64_t ids[LC_MAX_STORIES];
-};
-
-static void lc_draw_head(const struct lc_client *cl, uint64_t i, struct fl_rng *r,
-	struct lc_head *h)
-{
-	fl_rng_seed(r, fl_rng_derive(cl->o.seed, i));
-	double u = fl_rng_unit(r);
-	h->method = cl->o.method;
-	if (cl->o.method_mix) {
-		h->method = cl->in_enum[FL_RPC_INBOUND - 1];
-		for (size_t k = 0; k < FL_RPC_INBOUND; k++) {
-			if (u < cl->in_cum[k]) {
-				h->method = cl->in_enum[k];
-				break;
-			}
-		}
-	}
-	h->session_id = 1 + fl_rng_below(r, 64);
-	h->user_id = 1000 + h->session_id * 7 + fl_rng_below(r, 4);
-	for (unsigned s = 0; s < cl->o.stories; s++)
-		h->ids[s] = fl_rng_next(r) >> 1 | 1;
-}
-
-static size_t lc_varint_len(size_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-/* Size of request i: sampled from the pooled request sizes (capped) or fixed. */
+/* RpcRequest size: sampled from the method's table (capped) or fixed. */
 static size_t lc_target_size(struct lc_client *cl, struct fl_rng *r, const struct fl_pct *t)
 {
 	if (!cl->o.size_sampled)
@@ -248,59 +215,42 @@ static size_t lc_target_size(struct lc_client *cl, struct fl_rng *r, const struc
 	return v < 0 ? 0 : (size_t)v;
 }
 
-/* Build LeafRequest i into cl->pack; fills its slot. */
+/* Build LeafRequest i into cl->pack with reqgen (the driver's builder) and fill its slot
+ * from the request as packed: the reply check needs its session and story ids. The one
+ * request made by hand: a --method that is no InboundMethod (bad_frames.sh sends 9 to see
+ * it refused) is deliberately bad and reqgen will not build it, so it is reqgen's request
+ * for method 0 (lc_setup_reqgen) repacked with that method. */
 static void lc_build_leaf(struct lc_client *cl, uint64_t i)
 {
-	static struct lc_head h;
-	struct fl_rng r;
-	lc_draw_head(cl, i, &r, &h);
-	size_t target = lc_target_size(cl, &r, &cl->req_sizes);
-	size_t nbody = (size_t)cl->o.stories * cl->o.story_bytes;
-	lc_reserve(&cl->scratch, nbody + target + 16);  /* bodies, then padding < target */
-
-	static Frontload__Story story_buf[LC_MAX_STORIES];
-	static Frontload__Story *story_ptr[LC_MAX_STORIES];
-	for (unsigned s = 0; s < cl->o.stories; s++) {
-		Frontload__Story *st = &story_buf[s];
-		frontload__story__init(st);
-		st->id = h.ids[s];
-		uint8_t *body = cl->scratch.data + (size_t)s * cl->o.story_bytes;
-		fl_corpus_copy(&cl->corpus, fl_rng_next(&r), body, cl->o.story_bytes);
-		st->body.data = body;
-		st->body.len = cl->o.story_bytes;
-		story_ptr[s] = st;
+	if (fl_reqgen_build(&cl->gen, i, &cl->pack) != 0)
+		lc_die("out of memory building request %" PRIu64, i + 1);
+	Frontload__LeafRequest *q = frontload__leaf_request__unpack(NULL, cl->pack.len,
+		cl->pack.data);
+	if (!q)
+		lc_die("request %" PRIu64 " from reqgen does not decode", i + 1);
+	if (cl->bad_method) {
+		q->method = (Frontload__InboundMethod)cl->o.method;
+		lc_reserve(&cl->pack, frontload__leaf_request__get_packed_size(q));
+		cl->pack.len = frontload__leaf_request__pack(q, cl->pack.data);
 	}
-	Frontload__LeafRequest q = FRONTLOAD__LEAF_REQUEST__INIT;
-	q.method = (Frontload__InboundMethod)h.method;
-	q.session_id = h.session_id;
-	q.user_id = h.user_id;
-	q.n_stories = cl->o.stories;
-	q.stories = story_ptr;
-	q.want_zstd = cl->o.zstd != 0;
-	q.reply_bytes = cl->o.reply_bytes;
-	size_t base = frontload__leaf_request__get_packed_size(&q);
-	if (target > base + 2) {
-		/* Tag (1 byte), length varint, bytes: solve for the padding length. */
-		size_t pad = target - base - 1;
-		pad -= lc_varint_len(pad);
-		if (1 + lc_varint_len(pad) + pad + base < target)
-			pad++;
-		uint8_t *p = cl->scratch.data + nbody;
-		fl_corpus_copy(&cl->corpus, fl_rng_next(&r), p, pad);
-		q.padding.data = p;
-		q.padding.len = pad;
-	}
-	size_t len = frontload__leaf_request__get_packed_size(&q);
-	lc_reserve(&cl->pack, len);
-	cl->pack.len = frontload__leaf_request__pack(&q, cl->pack.data);
-
 	struct lc_slot *sl = &cl->slots[i];
-	sl->method = h.method;
-	sl->reply_bytes = cl->o.reply_bytes;
-	sl->want_zstd = cl->o.zstd != 0;
+	sl->method = (uint32_t)q->method;
+	sl->reply_bytes = q->reply_bytes;
+	sl->want_zstd = q->want_zstd;
+	sl->session_id = q->session_id;
+	if (q->n_stories) {
+		sl->story_ids = malloc(q->n_stories * sizeof *sl->story_ids);
+		if (!sl->story_ids)
+			lc_die("out of memory");
+		for (size_t s = 0; s < q->n_stories; s++)
+			sl->story_ids[s] = q->stories[s]->id;
+	}
+	frontload__leaf_request__free_unpacked(q, NULL);
 }
 
-/* Build RpcRequest i (to the mock) into cl->pack: body[0..3] the reply size asked for. */
+/* Build RpcRequest i (to the mock) into cl->pack: body[0..3] the reply size asked for.
+ * Built here because reqgen builds LeafRequests only; the body has the shape the leaf's
+ * fanout sends (fanout.c, fo_chan_send_call). */
 static void lc_build_rpc(struct lc_client *cl, uint64_t i)
 {
 	struct fl_rng r;
@@ -411,17 +361,14 @@ static void lc_check_leaf_reply(struct lc_client *cl, uint64_t i, const uint8_t 
 	/* Ranked stories: best first, from the request's stories; getAllStories also
 	 * returns stories its session remembers from earlier requests (at most
 	 * LC_SESSION_STORIES of them), so only its count and order are checked. */
-	static struct lc_head h;
-	struct fl_rng r;
-	lc_draw_head(cl, i, &r, &h);
 	int all = sl->method == FRONTLOAD__INBOUND_METHOD__GET_ALL_STORIES;
 	int bad = rep->n_ranked > cl->o.stories + (all ? LC_SESSION_STORIES : 0) ||
-		rep->session_id != h.session_id;
+		rep->session_id != sl->session_id;
 	for (size_t k = 0; k < rep->n_ranked && !bad; k++) {
 		const Frontload__RankedStory *rs = rep->ranked[k];
 		int found = all;
 		for (unsigned s = 0; s < cl->o.stories && !found; s++)
-			found = h.ids[s] == rs->id;
+			found = sl->story_ids[s] == rs->id;
 		if (!found || isnan(rs->score) || (k > 0 && rs->score > rep->ranked[k - 1]->score))
 			bad = 1;
 	}
@@ -506,7 +453,7 @@ static void lc_on_frame(struct lc_conn *c, const struct fl_frame_hdr *h, uint8_t
 				&cl->scratch) < 0) {
 				cl->err.zstd++;
 				lc_note(cl, "request %" PRIu64 ": zstd reply frame is corrupt", id);
-				return;
+				return;  /* its story ids go in lc_free */
 			}
 			p = cl->scratch.data;
 			n = cl->scratch.len;
@@ -516,6 +463,8 @@ static void lc_on_frame(struct lc_conn *c, const struct fl_frame_hdr *h, uint8_t
 		else
 			lc_check_leaf_reply(cl, i, p, n);
 	}
+	free(sl->story_ids);
+	sl->story_ids = NULL;
 }
 
 static void lc_read_cb(struct bufferevent *bev, void *arg)
@@ -655,16 +604,12 @@ static void lc_resolve(struct lc_client *cl)
 static void lc_load_tables(struct lc_client *cl)
 {
 	char path[4096], err[512];
-	if (fl_data_path("feed_aggregator_req_sizes.json", path, sizeof path, err, sizeof err) ||
-		fl_size_table_load(path, "req_size_", &cl->req_sizes, err, sizeof err))
-		lc_die("%s", err);
 	if (fl_data_path("rpc_dist.json", path, sizeof path, err, sizeof err) ||
 		fl_rpc_dist_load(path, &cl->dist, err, sizeof err))
 		lc_die("%s", err);
 	/* InboundMethod of each rpc_dist.json inbound name: compare letters only, so
 	 * "createAndPrimeSession" meets CREATE_AND_PRIME_SESSION. */
 	const ProtobufCEnumDescriptor *ed = &frontload__inbound_method__descriptor;
-	double total = 0;
 	for (size_t k = 0; k < FL_RPC_INBOUND; k++) {
 		int found = 0;
 		for (unsigned e = 0; e < ed->n_values && !found; e++) {
@@ -685,11 +630,31 @@ static void lc_load_tables(struct lc_client *cl)
 		if (!found)
 			lc_die("inbound method %s of rpc_dist.json is not in frontload.proto",
 				cl->dist.in[k].name);
-		total += cl->dist.in[k].total_weighted_count;
-		cl->in_cum[k] = total;
 	}
-	for (size_t k = 0; k < FL_RPC_INBOUND; k++)
-		cl->in_cum[k] /= total;
+}
+
+/* LeafRequests come from reqgen with the client's options: same seed, same stream. */
+static void lc_setup_reqgen(struct lc_client *cl)
+{
+	const struct lc_opts *o = &cl->o;
+	struct fl_reqgen_config c;
+	char err[512];
+	fl_reqgen_config_default(&c);
+	c.seed = o->seed;
+	c.stories = o->stories;
+	c.story_bytes = o->story_bytes;
+	/* A target of 0 reads as "sampled" to reqgen; 1 builds the same request (no padding
+	 * fits either way), and so does a cap of 1 for a cap of 0. */
+	c.fixed_bytes = o->size_sampled ? FL_REQGEN_SIZE_SAMPLED :
+		o->request_bytes ? o->request_bytes : 1;
+	c.max_request_bytes = o->max_request_bytes ? o->max_request_bytes : 1;
+	cl->bad_method = !o->method_mix && o->method >= FL_RPC_INBOUND;
+	c.method = o->method_mix ? FL_REQGEN_MIX : cl->bad_method ? 0 : (int)o->method;
+	c.sessions = LC_SESSIONS;
+	c.want_zstd = o->zstd;
+	c.reply_bytes = o->reply_bytes;
+	if (fl_reqgen_init(&cl->gen, &c, &cl->corpus, err, sizeof err) != 0)
+		lc_die("%s", err);
 }
 
 static void lc_setup(struct lc_client *cl)
@@ -703,6 +668,8 @@ static void lc_setup(struct lc_client *cl)
 		err, sizeof err)) {
 		lc_die("%s", err);
 	}
+	if (!cl->o.rpc && !cl->o.garbage)
+		lc_setup_reqgen(cl);
 	cl->z = fl_zcodec_new(3);
 	if (!cl->z)
 		lc_die("cannot create a zstd codec");
@@ -909,6 +876,8 @@ static int lc_run(struct lc_client *cl)
 
 static void lc_free(struct lc_client *cl)
 {
+	for (uint64_t i = 0; cl->slots && i < cl->o.requests; i++)
+		free(cl->slots[i].story_ids);  /* requests never answered */
 	free(cl->slots);
 	free(cl->lat_ns);
 	free(cl->conns);
@@ -1247,7 +1216,8 @@ static void lc_usage(FILE *f)
 "  --zstd               ask for zstd-compressed reply payloads\n"
 "  --zstd-frames        send request frames zstd-compressed\n"
 "  --method-mix         inbound methods weighted by rpc_dist.json counts\n"
-"  --method N           this method for every request (default 0, createAndPrimeSession)\n"
+"  --method N           this method for every request (default 0, createAndPrimeSession;\n"
+"                       above 4: no InboundMethod, a request the leaf must refuse)\n"
 "  --rpc                send RpcRequests, as the leaf does to the mock (--method-mix:\n"
 "                       uniform over the 20 outbound methods)\n"
 "  --timeout-s T        deadline for the whole run (default 60)\n"
