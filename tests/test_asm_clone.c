@@ -1,9 +1,6 @@
-/* test_asm_clone.c: tests for generator/asm_clone.c (fit probe assembly, emit copies).
+/* test_asm_clone.c: tests for generator/asm_clone.c, asm_lex.c and asm_fit.c (fit probe assembly, emit copies).
  *
- * Build and run (from the repository root):
- *   gcc -O2 -g -Wall -Wextra -Igenerator tests/test_asm_clone.c \
- *       generator/asm_clone.c generator/util.c $(pkg-config --cflags --libs cmocka) \
- *       -o /tmp/test_asm_clone && /tmp/test_asm_clone
+ * Built by `ninja tests/test_asm_clone` in a build directory; run ./tests/test_asm_clone.
  * The end-to-end test runs gcc, objdump and the dynamic loader in a mkdtemp directory
  * (under $TMPDIR or /tmp); set ASM_CLONE_KEEP=1 to keep that directory.
  */

@@ -64,18 +64,6 @@ struct fl_ranker {
 	struct ranker_thread *th;
 };
 
-/* CPU time of another thread (still running, not joined) into *ns. 0, or -1 when it
- * cannot be read (the caller counts it: an unread thread is not a thread at 0 ns). */
-static int thread_cpu_ns(pthread_t t, uint64_t *ns)
-{
-	clockid_t cid;
-	struct timespec ts;
-	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return -1;
-	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	return 0;
-}
-
 void fl_job_free(struct fl_job *job)
 {
 	if (!job)
@@ -480,7 +468,7 @@ static uint64_t ranker_fanout_cpu_locked(struct fl_ranker *r, unsigned *unread)
 	uint64_t sum = 0, ns;
 	*unread = 0;
 	for (unsigned i = 0; i < r->nfan_tids; i++) {
-		if (thread_cpu_ns(r->fan_tids[i], &ns) == 0)
+		if (fl_thread_cpu_ns_of(r->fan_tids[i], &ns) == 0)
 			sum += ns;
 		else
 			(*unread)++;
@@ -570,7 +558,7 @@ void fl_ranker_stats(struct fl_ranker *r, struct fl_ranker_stats *s)
 		uint64_t ns = 0;
 		if (__atomic_load_n(&rt->exited, __ATOMIC_ACQUIRE) || !rt->started)
 			s->cpu_ns += rt->final_cpu_ns;
-		else if (thread_cpu_ns(rt->tid, &ns) == 0)
+		else if (fl_thread_cpu_ns_of(rt->tid, &ns) == 0)
 			s->cpu_ns += ns;
 		else
 			s->cpu_unread++;

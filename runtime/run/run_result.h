@@ -2,8 +2,9 @@
  *
  * struct fl_run is the one run-state: configuration, host, instances with their
  * processes, the search, every measured step and the status. run_main fills it; this
- * module parses the driver's step lines into it and writes it out, atomically (temp file
- * + rename), after every step, so whatever was measured survives an interruption.
+ * module parses the driver's step lines into it (run_obs.c) and writes it out (run_result.c,
+ * with the leaf's stats block from run_window.c), atomically (temp file + rename), after
+ * every step, so whatever was measured survives an interruption.
  */
 #ifndef FL_RUN_RESULT_H
 #define FL_RUN_RESULT_H

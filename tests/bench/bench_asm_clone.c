@@ -5,7 +5,8 @@
  * end and random, fits them, then emits copies with random constants into a shard buffer
  * that is reset every 1000 copies, as a shard writer would. Build and run from the repository root:
  *   gcc -O2 -Wall -Wextra -Igenerator tests/bench/bench_asm_clone.c generator/asm_clone.c \
- *       generator/util.c -o /tmp/bench_asm_clone && /tmp/bench_asm_clone [copies]
+ *       generator/asm_lex.c generator/asm_fit.c generator/util.c runtime/common/osfile.c \
+ *       -Iruntime/common -o /tmp/bench_asm_clone && /tmp/bench_asm_clone [copies]
  */
 #include <inttypes.h>
 #include <stdio.h>

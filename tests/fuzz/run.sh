@@ -66,7 +66,8 @@ srcs_reply="tests/fuzz/fuzz_reply.c runtime/driver/driver_report.c runtime/commo
 	runtime/common/wire.c runtime/common/zcodec.c runtime/common/sampler.c runtime/common/corpus.c
 	runtime/common/tls.c runtime/common/paths.c runtime/common/osfile.c
 	runtime/common/net.c proto"
-srcs_result="tests/fuzz/fuzz_result.c runtime/run/run_result.c runtime/run/run_search.c
+srcs_result="tests/fuzz/fuzz_result.c runtime/run/run_result.c runtime/run/run_obs.c
+	runtime/run/run_window.c runtime/run/run_search.c
 	runtime/run/run_host.c runtime/run/run_procs.c runtime/common/process.c
 	runtime/common/osfile.c runtime/run/run_clock.c
 	runtime/common/hist.c runtime/common/hist_json.c"

@@ -1,0 +1,101 @@
+/* study.h: what the files of frontload-measure study share (private to them): a point,
+ * the parsed options, the native cost model, and the calls between the options
+ * (study_args.c), the point plan (study_plan.c), the report (study_report.c) and the
+ * run (study.c). */
+#ifndef FL_STUDY_H
+#define FL_STUDY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "simrun.h"
+
+#define ST_MAX_LIST 32
+#define ST_MAX_POINTS 512
+#define ST_FLAT (-1.0)                 /* an order of the --alphas list: the flat walk */
+#define ST_MAX_FOOTPRINT (1ull << 40)  /* --footprint: 1 TiB is beyond any library */
+
+enum { ST_SWEEP, ST_MRC };
+
+/* One simulated point. */
+struct st_point {
+	int kind;                /* ST_SWEEP or ST_MRC */
+	uint64_t want_bytes;     /* footprint asked: executed code bytes */
+	uint64_t nfuncs;         /* --active-functions it maps to */
+	double alpha;            /* Zipf exponent, or ST_FLAT */
+	uint64_t calls;          /* --calls-per-request */
+	unsigned i1_bytes;       /* I1 size of this run */
+	double code, hot, cold;  /* the plan's code bytes (--plan-only); NAN: not known */
+	double reuse_fn[3];      /* reuse distance p50, p90, p99: distinct functions; NAN */
+	double reuse_b[3];       /* the same in distinct hot bytes; NAN */
+	double eta_s;
+	int skipped;             /* 1: over budget; 2: duplicate of another point */
+	int done, failed;
+	char why[2048];
+	struct fm_run run;
+	char tag[64], nfs[32], cps[32], als[32];
+	struct fm_sim_job job;
+	struct fm_sim sim;
+};
+
+/* What study parsed. */
+struct st_args {
+	uint64_t bytes[ST_MAX_LIST], calls[ST_MAX_LIST], sizes_kib[ST_MAX_LIST];
+	double alphas[ST_MAX_LIST];
+	size_t nbytes, ncalls, nsizes, nalphas;
+	uint64_t mrc_bytes, mrc_calls, jobs, requests, warmup;
+	double budget_min;
+	int no_mrc, quiet, bytes_given;
+	const char *cpu, *i1, *d1, *ll, *out;
+	const char *bytes_text, *alphas_text, *calls_text, *sizes_text, *mrc_text;
+	struct fm_run *run;      /* takes the forwarded simreq knobs */
+};
+
+/* Native cost model: seconds = base + per_call x calls x requests; and the library's plan
+ * (every function the forwarded knobs keep) in functions and code bytes. */
+struct st_model {
+	double base_s, per_call_s;
+	double lib_functions, lib_copies;
+	double plan_functions, plan_bytes;   /* all kept functions and their code bytes */
+};
+
+/* Parse argv into a (defaults first) and r's forwarded knobs. 0, or -1 (message printed). */
+int st_parse(int argc, char **argv, struct st_args *a, struct fm_run *r);
+
+/* Fill m from two short native runs and the library's plan. 0, or -1 (message printed). */
+int st_model(const struct fm_run *r0, struct st_model *m);
+/* Cap the default footprints at the library's code bytes (m); given lists stay. */
+void st_cap_footprints(struct st_args *a, const struct st_model *m);
+/* An order for a reader: "flat" or "zipf a=ALPHA". */
+void st_order_str(double alpha, char *buf, size_t len);
+/* Fill p (ST_MAX_POINTS) with the sweep points, then the curves'. Returns how many. */
+size_t st_points(const struct st_args *a, const struct fm_run *r0, struct st_point *p);
+/* Each point's plan from native --plan-only runs. Returns the plans that failed. */
+size_t st_plan_facts(struct st_point *p, size_t n, const struct fm_run *r0);
+/* Mark sweep points whose plan an earlier point has as skipped (2). */
+void st_dedupe(struct st_point *p, size_t n);
+/* Each point's estimate; skip (1) the most expensive until *total_s fits the budget. */
+void st_budget(const struct st_args *a, const struct st_model *m, struct st_point *p,
+	size_t n, double *total_s);
+/* Set q's footprint (by_bytes: in bytes, else its active functions) and order on r. */
+void st_plan_knobs(struct st_point *q, struct fm_run *r, int by_bytes);
+
+/* "512 KiB", "2.5 MiB" into buf ("-" when not finite); returns buf. */
+char *st_bstr(double b, char *buf, size_t len);
+/* DIR/study.csv, one row per point. 0, or -1. */
+int st_write_csv(const char *dir, const struct st_point *p, size_t n);
+/* DIR/study.gp, then gnuplot on it. 0, or -1 (gnuplot failed). */
+int st_plots(const char *dir, const struct st_point *p, size_t n, const struct st_args *a,
+	const struct fm_run *r0, const char *cpu_i1);
+/* DIR/summary.md. 0, or -1 (cannot write). */
+int st_write_summary(const char *dir, const struct st_point *p, size_t n,
+	const struct st_args *a, const struct fm_run *r0, json_t *notes, const char *command,
+	double total_s, double wall_s, const struct st_model *m, int plots_ok);
+/* DIR/study.json: every point, the host, geometry notes, library and caches; a failure
+ * to write is printed. */
+void st_write_json(const char *dir, const struct st_point *p, size_t n, const char *command,
+	json_t *notes, const struct st_model *m, const struct fm_run *r0);
+
+#endif

@@ -1,0 +1,108 @@
+/* validate_leaf.h: what the files of `validate` on the running leaf share (private to
+ * validate_leaf*.c): the parsed options, the perf profile of the native window, the
+ * simulated window's rows, and the functions each file gives the others. The command
+ * itself is fm_validate_leaf_main (measure.h). */
+#ifndef FL_VALIDATE_LEAF_H
+#define FL_VALIDATE_LEAF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "mix.h"
+#include "objects.h"
+#include "profile.h"
+#include "simrun.h"
+#include "targets.h"
+
+/* What the leaf path parsed. */
+struct vl_args {
+	int simulate, hardware, tls, profile, no_profile, quiet, objdump;
+	const char *cpu, *i1, *d1, *ll, *json, *targets, *keep;
+	const char *leaf_args, *driver_args, *sim_qps_text;
+	double qps, sim_qps, warmup_s, window_s, timeout_s;
+	uint64_t perf_hz, seed, sim_requests;
+	const char *knobs[FM_MAX_KNOBS];  /* forwarded leaf flags (name, value or NULL) */
+	int nknobs;
+};
+
+/* A perf profile of the leaf over the window (native run only). */
+struct vl_prof {
+	int want;
+	pid_t perf;
+	char data[4200], log[4200];
+	char why[512];            /* why there is no profile ("" when there is) */
+	struct fm_profile p;
+};
+
+/* Counts and the mix of one row (the process, an object kind or a pool). */
+struct vl_row {
+	char name[32];
+	uint64_t ir, i1mr, ilmr, bcm, bim;
+	struct fl_mix mix;
+	int have_mix;        /* fl_mix_compute ran */
+};
+
+struct vl_sim {
+	struct vl_row all, kind[FM_OBJ_N], pool[FM_POOL_N];
+	int threads[FM_POOL_N];   /* threads per pool */
+	double classified_share;
+	double dis_s;             /* seconds spent classifying the executed instructions */
+	char objects[1024];       /* disassembled objects */
+};
+
+/* The judged metrics, in the order of their names (vl_metrics, validate_leaf_report.c). */
+enum { T_L1I, T_IPC, T_FE, T_FP, T_COND, T_CALLRET, T_MEM, T_DIV, T_IPTB, T_EXTRACT,
+	T_P_EXTRACT, T_P_RANK, T_P_COMPRESS, T_P_CRYPTO, T_N };
+
+/* validate_leaf_args.c */
+
+/* Parse argv into a (--help: usage on stdout, exit 0). 0, or -1 (message printed). */
+int vl_parse(int argc, char **argv, struct vl_args *a);
+
+/* validate_leaf.c */
+
+/* A progress line "frontload-measure: ..." on stderr, unless --quiet. */
+void vl_say(const struct vl_args *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* validate_leaf_sim.c */
+
+/* The rows of the simulated window from the callgrind dumps in dir. 0, or -1 with err. */
+int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_args *a,
+	char *err, size_t errlen);
+
+/* validate_leaf_report.c */
+
+/* The header line of a table of rows, its first column named what. */
+void vl_rows_head(const char *what);
+
+/* One row of that table: shares of all's counts, Ir per request of reqs requests. */
+void vl_row_print(const struct vl_row *r, const struct vl_row *all, double reqs);
+
+/* The same row as a JSON object (figures not measured are null). New reference. */
+json_t *vl_row_json(const struct vl_row *r, const struct vl_row *all, double reqs);
+
+/* The native window's stage clock table, from fm_stage_window's JSON sw. */
+void vl_print_stages(json_t *sw);
+
+/* The native window's CPU profile table (or why there is none). */
+void vl_print_profile(const struct vl_prof *pr);
+
+/* The native window's PMU table, from fm_pmu_window's JSON pmu. */
+void vl_print_pmu(json_t *pmu);
+
+/* The profile as JSON, or its "not measured"/"unsupported" string. New reference. */
+json_t *vl_profile_json(const struct vl_prof *pr);
+
+/* The measured figures judged against the targets. */
+void vl_measure(struct fl_measured m[T_N], const struct vl_sim *s, int have_sim,
+	const char *sim_why, json_t *pmu, json_t *sw, const struct vl_prof *pr);
+
+/* The verdicts of m against tg: printed, appended to tj, counted in *pass, *fail, *unm. */
+void vl_print_targets(const struct fl_targets *tg, const struct fl_measured m[T_N],
+	json_t *tj, int *pass, int *fail, int *unm);
+
+#endif
