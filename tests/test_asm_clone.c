@@ -1,8 +1,14 @@
-/* test_asm_clone.c: tests for generator/asm_clone.c, asm_lex.c and asm_fit.c (fit probe assembly, emit copies).
+/* test_asm_clone.c: tests for generator/asm_clone.c, asm_lex.c and asm_fit.c (fit probe
+ * assembly, emit copies).
  *
  * Built by `ninja tests/test_asm_clone` in a build directory; run ./tests/test_asm_clone.
  * The end-to-end test runs gcc, objdump and the dynamic loader in a mkdtemp directory
  * (under $TMPDIR or /tmp); set ASM_CLONE_KEEP=1 to keep that directory.
+ *
+ * Kept in one file (about 1,150 lines): these are the tests of one API, asm_clone.h's fit
+ * and emit, and every case builds on the same hand-written probe fixture, its constant
+ * vectors and the scratch-directory helpers at the top; the end-to-end case (11) is the
+ * same fit and emit, checked by gcc, objdump and the dynamic loader instead of by text.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

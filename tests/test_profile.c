@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "profile.h"
+#include "testutil.h"
 
 static int parse_rules(const char *text, struct fm_prof_rules *rs, char *err, size_t len)
 {
@@ -63,18 +64,6 @@ static void test_prof_rules(void **state)
 	assert_string_equal(fm_prof_cat_label(FM_PROF_RANK), "ranking/prediction");
 }
 
-/* Source tree: $FL_SRCDIR, else FL_SRC_DATA_DIR without its "/runtime/data". */
-static const char *data_file(const char *name)
-{
-	static char path[4200];
-	const char *e = getenv("FL_SRCDIR");
-	if (e && *e)
-		snprintf(path, sizeof path, "%s/runtime/data/%s", e, name);
-	else
-		snprintf(path, sizeof path, "%s/%s", FL_SRC_DATA_DIR, name);
-	return path;
-}
-
 /* 8. */
 static void test_prof_script(void **state)
 {
@@ -82,7 +71,7 @@ static void test_prof_script(void **state)
 	struct fm_prof_rules rs;
 	struct fm_profile p;
 	char err[256];
-	if (fm_prof_rules_load(data_file("profile_categories.txt"), &rs, err, sizeof err))
+	if (fm_prof_rules_load(test_src_file("runtime/data", "profile_categories.txt"), &rs, err, sizeof err))
 		fail_msg("%s", err);
 	static const char script[] =
 		"  leaf-rank-0  4242  7f0011 P03_v001_c0002 (/b/libfrontload-extract.so)\n"

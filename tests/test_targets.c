@@ -18,25 +18,8 @@
 #include <cmocka.h>
 
 #include "targets.h"
+#include "testutil.h"
 
-/* The source tree's targets file: $FL_SRCDIR, else FL_SRC_DATA_DIR minus /runtime/data. */
-static const char *real_file(void)
-{
-	static char path[4200];
-	char dir[4096];
-	const char *e = getenv("FL_SRCDIR");
-
-	if (e != NULL && *e != '\0') {
-		snprintf(dir, sizeof(dir), "%s", e);
-	} else {
-		snprintf(dir, sizeof(dir), "%s", FL_SRC_DATA_DIR);
-		char *p = strstr(dir, "/runtime/data");
-		if (p != NULL)
-			*p = '\0';
-	}
-	snprintf(path, sizeof(path), "%s/results/targets/production.json", dir);
-	return path;
-}
 
 static void test_real_file(void **state)
 {
@@ -44,7 +27,7 @@ static void test_real_file(void **state)
 	char err[512] = "";
 	(void)state;
 
-	if (fl_targets_load(real_file(), &tg, err, sizeof(err)) != 0)
+	if (fl_targets_load(test_src_file("results/targets", "production.json"), &tg, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	assert_string_equal(tg.name, "production");
 
