@@ -350,6 +350,36 @@ static void test_value_helpers(void **state)
 		&port), -1);
 }
 
+/* Operands come out of argv wherever they stand; a value after a flag that takes one stays
+ * (even "-3" or one without a dash), as does --name=value; the rest parses unchanged. */
+static void test_operands(void **state)
+{
+	(void)state;
+	char *argv[] = { "prog", "A", "--host", "h1", "--verbose", "B", "--count=4", "--tiny",
+		"-3", "C", NULL };
+	int argc = 10;
+	const char *ops[2];
+
+	assert_int_equal(fl_cli_take_operands(&t_cli, &argc, argv, ops, 2), 3);
+	assert_string_equal(ops[0], "A");
+	assert_string_equal(ops[1], "B");
+	assert_int_equal(argc, 7);
+	assert_string_equal(argv[1], "--host");
+	assert_string_equal(argv[2], "h1");
+	assert_string_equal(argv[3], "--verbose");
+	assert_string_equal(argv[4], "--count=4");
+	assert_string_equal(argv[5], "--tiny");
+	assert_string_equal(argv[6], "-3");
+	assert_null(argv[7]);
+
+	char *none[] = { "prog", "--verbose", NULL };
+	argc = 2;
+	assert_int_equal(fl_cli_take_operands(&t_cli, &argc, none, ops, 2), 0);
+	assert_null(ops[0]);
+	assert_null(ops[1]);
+	assert_int_equal(argc, 2);
+}
+
 static void test_errf(void **state)
 {
 	char buf[8];
@@ -457,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_value_helpers),
 		cmocka_unit_test(test_errf),
 		cmocka_unit_test(test_forwarded),
+		cmocka_unit_test(test_operands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,6 +192,33 @@ const struct fl_cli_opt *fl_cli_find(const struct fl_cli *cli, const char *name)
 	return NULL;
 }
 
+int fl_cli_take_operands(const struct fl_cli *cli, int *argc, char **argv, const char **out,
+	int max)
+{
+	int n = 1, nops = 0;
+
+	for (int k = 0; k < max; k++)
+		out[k] = NULL;
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-') {
+			if (nops < max)
+				out[nops] = a;
+			nops++;
+			continue;
+		}
+		argv[n++] = argv[i];
+		const struct fl_cli_opt *o = a[1] == '-' && !strchr(a, '=') ?
+			fl_cli_find(cli, a + 2) : NULL;
+		if (o && o->type != FL_CLI_FLAG && i + 1 < *argc)
+			argv[n++] = argv[++i];
+	}
+	argv[n] = NULL;
+	*argc = n;
+	return nops;
+}
+
 /* The option whose name is the first len bytes of name, or NULL. */
 static const struct fl_cli_opt *cli_lookup(const struct fl_cli *cli, const char *name,
 	size_t len)

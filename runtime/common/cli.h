@@ -120,6 +120,14 @@ int fl_cli_set(const struct fl_cli_opt *o, const char *text, void *obj, char *er
 /* The option called name (without "--"), or NULL. */
 const struct fl_cli_opt *fl_cli_find(const struct fl_cli *cli, const char *name);
 
+/* Operands for the few test tools that take them (fl_cli_parse refuses them): move the
+ * arguments that are neither a flag nor the value after "--name" of an option that takes
+ * one out of argv[1..], keeping the rest in order for fl_cli_parse (*argc updated, argv
+ * NULL-terminated again). The first max of them go to out[] (NULL where fewer). Returns
+ * how many there were. */
+int fl_cli_take_operands(const struct fl_cli *cli, int *argc, char **argv, const char **out,
+	int max);
+
 /* The option list for --help, one entry per option (a section's heading before its first),
  * then the forwarded ones under fwd_title, then --help itself:
  *   "  --name METAVAR   help text, wrapped to 90 columns [def; --ALT alt]"

@@ -1,10 +1,12 @@
-/* driver_engine.c: open-loop sender threads, pipelined leaf connections, per-step results. */
+/* driver_engine.c: what the sender threads run: their event loops, the pipelined leaf
+ * connections (connect, TLS, reconnect, replies matched to slots), the open-loop send
+ * schedule and backlog, timeouts, the per-second trace; the main thread's side is
+ * driver_control.c. tests/fuzz/fuzz_reply.c includes this file whole, so the reply reader
+ * and all it calls stay here, static. */
 #define _GNU_SOURCE
 #include "driver_engine.h"
 
 #include <errno.h>
-#include <math.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -18,28 +20,22 @@
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
 #include "clock.h"
+#include "driver_engine_int.h"
 #include "driver_report.h"
 #include "hist.h"
-#include "net.h"
 #include "reqgen.h"
 #include "rng.h"
-#include "tls.h"
 #include "wire.h"
 
 #define DRV_TICK_US 100000u               /* housekeeping period: timeouts, trace, stop */
-#define DRV_START_DELAY_NS 20000000ull    /* step time 0 is this long after the call, so
-                                             every thread is armed before it */
 #define DRV_BACKOFF_MIN_MS 10u            /* first reconnect delay, doubled per failure */
 #define DRV_BACKOFF_MAX_MS 1000u
-#define DRV_INIT_TIMEOUT_S 10             /* fl_driver_new waits this long for connections */
 #define DRV_SLOT_BITS 16u                 /* request_id = sequence << 16 | slot index */
 #define DRV_SLOT_MASK ((1ull << DRV_SLOT_BITS) - 1)
-#define DRV_CPU_BUSY_PCT 90.0             /* host CPU at or above this: depth not raised */
 
 /* One pipelined request awaiting its reply. */
 struct drv_slot {
@@ -50,109 +46,12 @@ struct drv_slot {
 	int measured;          /* intended time inside the measured window */
 };
 
-enum drv_conn_state {
-	DRV_CONN_DOWN,        /* no socket; retry_ev armed (backoff) or reopened by the tick */
-	DRV_CONN_CONNECTING,  /* TCP connect, then TLS handshake, in progress */
-	DRV_CONN_READY,       /* takes requests while it has a free slot */
-	DRV_CONN_RETIRING     /* a request timed out: takes none, reopened once idle */
-};
-
-struct drv_thread;
-
-struct drv_conn {
-	struct drv_thread *t;
-	enum drv_conn_state state;
-	struct bufferevent *bev;    /* NULL when DOWN */
-	struct event *retry_ev;     /* reconnect after backoff */
-	unsigned backoff_ms;        /* next reconnect delay; 0 after a good connect */
-	uint64_t connect_start_ns;  /* when the current attempt began */
-	struct drv_slot *slots;     /* slot_cap slots */
-	uint32_t *free_idx;         /* stack of free slot indices */
-	uint32_t nfree;
-	unsigned inflight;          /* slots in use */
-};
-
 /* A request whose send time has come but has no slot yet. */
 struct drv_pending {
 	uint64_t intended_ns;  /* CLOCK_MONOTONIC ns */
 	uint64_t index;        /* reqgen request index */
 	uint64_t seq;          /* enqueue order, to tell which ever waited for a slot */
 	int measured;
-};
-
-enum drv_phase {
-	DRV_IDLE,      /* between steps: connections kept, nothing sent */
-	DRV_SENDING,   /* following the schedule */
-	DRV_DRAINING   /* past the last send time: waiting for replies or timeouts */
-};
-
-/* Per-second trace cell shared by the threads (under fl_driver.mu). */
-struct drv_sec {
-	uint64_t sent, completed, inflight;
-	struct fl_hist hist;  /* OK replies of the second: ns from intended send time */
-};
-
-enum drv_cmd { DRV_CMD_NONE, DRV_CMD_START, DRV_CMD_QUIT };
-
-struct drv_thread {
-	struct fl_driver *d;
-	unsigned id;
-	pthread_t tid;
-	int started;                 /* tid valid */
-	struct event_base *base;
-	struct event *send_ev;       /* fires at the next intended send time */
-	struct event *tick_ev;       /* every DRV_TICK_US */
-	struct event *cmd_ev;        /* activated by the main thread: d->cmd */
-	struct drv_conn *conns;
-	unsigned rr;                 /* next connection to try */
-	unsigned inflight;           /* requests awaiting replies, all connections */
-	struct drv_pending *bl;      /* backlog ring: bl_cap entries from bl_head */
-	size_t bl_head, bl_len, bl_cap;
-	uint64_t bl_seq;             /* requests enqueued so far */
-	uint64_t bl_blocked;         /* requests enqueued before this seq waited for a slot */
-	uint64_t next_seq;           /* request id sequence */
-	uint64_t nreq;               /* requests scheduled, all steps (request index part) */
-	int init_rc;                 /* 0 connecting, 1 all connected, -1 failed (under mu) */
-	char init_err[512];
-
-	/* The current step (fields below are reset by drv_step_begin). */
-	enum drv_phase phase;
-	uint32_t gen;                /* step generation: replies of older steps are ignored */
-	unsigned depth;              /* in-flight cap per connection */
-	struct fl_schedule sched;
-	uint64_t t0_ns, warm_ns, end_ns;  /* step time 0, end of warm-up, last send time */
-	uint64_t next_due_ns;        /* intended time of the next scheduled request */
-	uint64_t window_end_ns;      /* end of the measured window as run */
-	unsigned step_inflight;      /* in-flight requests of this step */
-	int backlog_seen;            /* a request waited while a READY connection existed */
-	struct fl_driver_counts c;
-	struct fl_hist lat;          /* measured OK replies, from intended time (ns) */
-	struct fl_hist svc;          /* measured OK replies, from actual send (ns) */
-	uint64_t sec;                /* trace second being collected */
-	uint64_t sec_sent, sec_completed;
-	struct fl_hist sec_hist;
-};
-
-struct fl_driver {
-	struct fl_driver_config cfg;
-	struct sockaddr_storage addr;  /* the leaf, resolved once */
-	socklen_t addrlen;
-	char addr_text[300];           /* "host:port" for messages */
-	SSL_CTX *ssl;                  /* NULL: plain TCP */
-	unsigned slot_cap;             /* slots per connection (largest depth ever) */
-	unsigned depth_cap;            /* adaptive depth stops here */
-	unsigned depth;                /* depth of the next step */
-	unsigned step_no;
-	struct drv_thread *threads;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;             /* init_rc changes, ndone grows */
-	enum drv_cmd cmd;              /* what cmd_ev asks (written before activating it) */
-	unsigned ndone;                /* threads done with the current step (mu) */
-	double qps, warmup_s, duration_s;  /* the current step */
-	uint64_t t0_ns;
-	struct drv_sec *secs;          /* nsecs trace cells of the current step (mu) */
-	size_t nsecs;
-	size_t secs_used;              /* cells touched (mu) */
 };
 
 static uint64_t drv_timeout_ns(const struct fl_driver *d)
@@ -785,7 +684,7 @@ static void drv_cmd_cb(evutil_socket_t fd, short what, void *arg)
 		drv_step_begin(t);
 }
 
-static void *drv_thread_main(void *arg)
+void *drv_engine_thread_main(void *arg)
 {
 	struct drv_thread *t = arg;
 	char name[16];
@@ -798,30 +697,9 @@ static void *drv_thread_main(void *arg)
 	return NULL;
 }
 
-/* Host CPU counters from /proc/stat's "cpu" line (jiffies): busy and total. */
-static int drv_cpu_read(uint64_t *busy, uint64_t *total)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
+/* ---- setup ---- */
 
-	if (f == NULL)
-		return -1;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		&v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 4)
-		return -1;
-	*total = 0;
-	for (int i = 0; i < 8; i++)
-		*total += v[i];
-	*busy = *total - v[3] - v[4];  /* idle and iowait */
-	return 0;
-}
-
-/* ---- public ---- */
-
-static int drv_thread_setup(struct fl_driver *d, struct drv_thread *t, unsigned id)
+int drv_engine_thread_setup(struct fl_driver *d, struct drv_thread *t, unsigned id)
 {
 	struct event_config *ec = event_config_new();
 	struct timeval tick = { 0, DRV_TICK_US };
@@ -859,277 +737,4 @@ static int drv_thread_setup(struct fl_driver *d, struct drv_thread *t, unsigned 
 		c->nfree = d->slot_cap;
 	}
 	return 0;
-}
-
-static int drv_resolve(struct fl_driver *d, char *err, size_t errlen)
-{
-	char why[256];
-
-	if (fl_net_resolve(d->cfg.host, d->cfg.port, 0, &d->addr, &d->addrlen, why,
-	    sizeof why) != 0) {
-		snprintf(err, errlen, "resolve %s: %s", d->cfg.host, why);
-		return -1;
-	}
-	return 0;
-}
-
-struct fl_driver *fl_driver_new(const struct fl_driver_config *cfg, char *err, size_t errlen)
-{
-	struct fl_driver *d;
-	pthread_condattr_t ca;
-	sigset_t block, old;
-	struct timespec deadline;
-	int failed = 0, waiting = 1;
-
-	if (cfg->threads < 1 || cfg->connections < 1 || cfg->depth < 1 ||
-	    cfg->depth > FL_DRIVER_MAX_DEPTH || !(cfg->timeout_s > 0) || cfg->gen == NULL ||
-	    cfg->host == NULL) {
-		snprintf(err, errlen, "driver: bad configuration");
-		return NULL;
-	}
-	d = calloc(1, sizeof *d);
-	if (d == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	d->cfg = *cfg;
-	d->depth = cfg->depth;
-	d->depth_cap = cfg->depth > FL_DRIVER_DEPTH_CAP ? cfg->depth : FL_DRIVER_DEPTH_CAP;
-	d->slot_cap = d->depth_cap;
-	snprintf(d->addr_text, sizeof d->addr_text, "%s:%u", cfg->host, (unsigned)cfg->port);
-	pthread_mutex_init(&d->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	if (drv_resolve(d, err, errlen) != 0)
-		goto fail;
-	if (cfg->tls) {
-		d->ssl = fl_tls_client_ctx(cfg->tls_dir, err, errlen);
-		if (d->ssl == NULL)
-			goto fail;
-	}
-	evthread_use_pthreads();
-	d->threads = calloc(cfg->threads, sizeof *d->threads);
-	if (d->threads == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	for (unsigned i = 0; i < cfg->threads; i++) {
-		if (drv_thread_setup(d, &d->threads[i], i) != 0) {
-			snprintf(err, errlen, "driver: cannot set up thread %u (out of memory?)", i);
-			goto fail;
-		}
-	}
-	/* Signals go to the main thread, which owns the stop flag and stdin. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (unsigned i = 0; i < cfg->threads; i++) {
-		struct drv_thread *t = &d->threads[i];
-		if (pthread_create(&t->tid, NULL, drv_thread_main, t) != 0)
-			break;
-		t->started = 1;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!d->threads[cfg->threads - 1].started) {
-		snprintf(err, errlen, "driver: cannot start threads");
-		goto fail;
-	}
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += DRV_INIT_TIMEOUT_S;
-	pthread_mutex_lock(&d->mu);
-	while (waiting && !failed) {
-		waiting = 0;
-		for (unsigned i = 0; i < cfg->threads; i++) {
-			if (d->threads[i].init_rc < 0) {
-				failed = 1;
-				snprintf(err, errlen, "%s", d->threads[i].init_err);
-				break;
-			}
-			waiting |= d->threads[i].init_rc == 0;
-		}
-		if (waiting && !failed &&
-		    pthread_cond_timedwait(&d->cv, &d->mu, &deadline) == ETIMEDOUT) {
-			failed = 1;
-			snprintf(err, errlen, "connect %s: no connection within %d s", d->addr_text,
-				DRV_INIT_TIMEOUT_S);
-		}
-	}
-	pthread_mutex_unlock(&d->mu);
-	if (failed)
-		goto fail;
-	return d;
-fail:
-	fl_driver_free(d);
-	return NULL;
-}
-
-unsigned fl_driver_depth(const struct fl_driver *d)
-{
-	return d->depth;
-}
-
-unsigned fl_driver_inflight(const struct fl_driver *d)
-{
-	return d->depth * d->cfg.threads * d->cfg.connections;
-}
-
-unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n)
-{
-	unsigned conns = d->cfg.threads * d->cfg.connections;
-	unsigned depth = n / conns + (n % conns != 0);
-	d->depth = depth < 1 ? 1 : depth > d->slot_cap ? d->slot_cap : depth;
-	return fl_driver_inflight(d);
-}
-
-/* Sum the threads' step results into out. Called with every thread done (idle). */
-static void drv_merge(struct fl_driver *d, struct fl_driver_result *out, int *backlog_seen,
-	uint64_t *window_end)
-{
-	*backlog_seen = 0;
-	*window_end = 0;
-	for (unsigned i = 0; i < d->cfg.threads; i++) {
-		struct drv_thread *t = &d->threads[i];
-#define DRV_SUM(f, help) out->c.f += t->c.f;
-		FL_DRIVER_COUNTS(DRV_SUM)
-#undef DRV_SUM
-		for (int e = 0; e < FL_DRIVER_ERR_N; e++)
-			out->c.errors[e] += t->c.errors[e];
-		fl_hist_merge(&out->latency, &t->lat);
-		fl_hist_merge(&out->service, &t->svc);
-		*backlog_seen |= t->backlog_seen;
-		if (t->window_end_ns > *window_end)
-			*window_end = t->window_end_ns;
-	}
-}
-
-int fl_driver_step(struct fl_driver *d, double qps, double warmup_s, double duration_s,
-	struct fl_driver_result *out)
-{
-	uint64_t cpu_busy0 = 0, cpu_total0 = 0, cpu_busy1, cpu_total1, window_end, warm_ns;
-	int cpu_ok, backlog_seen;
-	size_t nsecs;
-
-	fl_driver_result_init(out);
-	if (!(qps > 0) || !isfinite(qps) || !(warmup_s >= 0) || !(duration_s > 0) ||
-	    !isfinite(warmup_s + duration_s) || warmup_s + duration_s > 1e6)
-		return -1;
-	nsecs = (size_t)ceil(warmup_s + duration_s + d->cfg.timeout_s) + 2;
-	d->secs = calloc(nsecs, sizeof *d->secs);
-	if (d->secs == NULL)
-		return -1;
-	for (size_t i = 0; i < nsecs; i++)
-		fl_hist_init(&d->secs[i].hist);
-	d->nsecs = nsecs;
-	d->secs_used = 0;
-	out->step = d->step_no;
-	out->requested_qps = qps;
-	out->warmup_s = warmup_s;
-	out->duration_s = duration_s;
-	out->depth = d->depth;
-	cpu_ok = drv_cpu_read(&cpu_busy0, &cpu_total0) == 0;
-
-	pthread_mutex_lock(&d->mu);
-	d->qps = qps;
-	d->warmup_s = warmup_s;
-	d->duration_s = duration_s;
-	d->t0_ns = fl_mono_ns() + DRV_START_DELAY_NS;
-	d->ndone = 0;
-	d->cmd = DRV_CMD_START;
-	pthread_mutex_unlock(&d->mu);
-	for (unsigned i = 0; i < d->cfg.threads; i++)
-		event_active(d->threads[i].cmd_ev, 0, 0);
-	pthread_mutex_lock(&d->mu);
-	while (d->ndone < d->cfg.threads)
-		pthread_cond_wait(&d->cv, &d->mu);
-	d->cmd = DRV_CMD_NONE;
-	pthread_mutex_unlock(&d->mu);
-
-	if (cpu_ok && drv_cpu_read(&cpu_busy1, &cpu_total1) == 0 && cpu_total1 > cpu_total0)
-		out->host_cpu_pct = 100.0 * (double)(cpu_busy1 - cpu_busy0) /
-			(double)(cpu_total1 - cpu_total0);
-	drv_merge(d, out, &backlog_seen, &window_end);
-	warm_ns = d->t0_ns + (uint64_t)(warmup_s * 1e9);
-	out->window_s = window_end > warm_ns ? (double)(window_end - warm_ns) / 1e9 : 0;
-	out->interrupted = d->cfg.stop != NULL && *d->cfg.stop != 0;
-
-	out->trace = calloc(d->secs_used ? d->secs_used : 1, sizeof *out->trace);
-	if (out->trace != NULL) {
-		out->trace_len = d->secs_used;
-		for (size_t i = 0; i < d->secs_used; i++) {
-			struct fl_driver_trace_row *r = &out->trace[i];
-			r->second = i;
-			r->sent = d->secs[i].sent;
-			r->completed = d->secs[i].completed;
-			r->inflight = d->secs[i].inflight;
-			r->ok = d->secs[i].hist.n;
-			r->p95_ns = fl_hist_percentile(&d->secs[i].hist, 95);
-		}
-	}
-	free(d->secs);
-	d->secs = NULL;
-
-	/* Requests waited for slots while the leaf kept within the SLA: the driver's depth,
-	 * not the leaf, limited the step. Raise the depth unless the host is busy (then more
-	 * in flight would only measure the driver competing with the leaf for CPU). */
-	out->driver_limited = backlog_seen && out->latency.n > 0 &&
-		(double)fl_hist_percentile(&out->latency, 95) < d->cfg.sla_ms * 1e6;
-	if (out->driver_limited && out->host_cpu_pct >= 0 &&
-	    out->host_cpu_pct < DRV_CPU_BUSY_PCT && d->depth < d->depth_cap && !out->interrupted) {
-		d->depth = d->depth * 2 < d->depth_cap ? d->depth * 2 : d->depth_cap;
-	}
-	out->next_depth = d->depth;
-	d->step_no++;
-	return out->trace != NULL ? 0 : -1;
-}
-
-void fl_driver_free(struct fl_driver *d)
-{
-	if (d == NULL)
-		return;
-	if (d->threads != NULL) {
-		pthread_mutex_lock(&d->mu);
-		d->cmd = DRV_CMD_QUIT;
-		pthread_mutex_unlock(&d->mu);
-		for (unsigned i = 0; i < d->cfg.threads; i++) {
-			struct drv_thread *t = &d->threads[i];
-			if (!t->started)
-				continue;
-			event_active(t->cmd_ev, 0, 0);
-			pthread_join(t->tid, NULL);
-		}
-		for (unsigned i = 0; i < d->cfg.threads; i++) {
-			struct drv_thread *t = &d->threads[i];
-			for (unsigned k = 0; t->conns != NULL && k < d->cfg.connections; k++) {
-				struct drv_conn *c = &t->conns[k];
-				if (c->bev != NULL)
-					bufferevent_free(c->bev);
-				if (c->retry_ev != NULL)
-					event_free(c->retry_ev);
-				free(c->slots);
-				free(c->free_idx);
-			}
-			free(t->conns);
-			if (t->send_ev != NULL)
-				event_free(t->send_ev);
-			if (t->tick_ev != NULL)
-				event_free(t->tick_ev);
-			if (t->cmd_ev != NULL)
-				event_free(t->cmd_ev);
-			if (t->base != NULL)
-				event_base_free(t->base);
-			free(t->bl);
-		}
-		free(d->threads);
-	}
-	if (d->ssl != NULL)
-		SSL_CTX_free(d->ssl);
-	free(d->secs);
-	pthread_cond_destroy(&d->cv);
-	pthread_mutex_destroy(&d->mu);
-	free(d);
 }

@@ -2,7 +2,7 @@
  * its own port (a STATS frame, wire.h), with a clock sample of its host (run_clock.h).
  *
  * No ssh and no shared files: the run connects to the server's address, sends one STATS
- * frame and gets back the snapshot the server's stats file gets (leaf_io.h, mock_server.c).
+ * frame and gets back the snapshot the server's stats file gets (leaf_io.h, mock_stats.c).
  */
 #ifndef FL_RUN_REMOTE_H
 #define FL_RUN_REMOTE_H

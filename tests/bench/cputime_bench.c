@@ -1,15 +1,25 @@
 /* cputime_bench.c: ns per read of each per-thread CPU clock method and two references. */
 #define _GNU_SOURCE
-#include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "cputime.h"
 
-#define BENCH_DEFAULT_READS 1000000L
+struct bench_opts {
+	long reads;
+};
+
+#define FL_CLI_OBJ struct bench_opts
+static const struct fl_cli_opt bench_opt_defs[] = {
+	FL_OPT_UINT("reads", reads, 1, LONG_MAX, "N", "1000000", "reads per method"),
+};
+#undef FL_CLI_OBJ
+static const struct fl_cli bench_cli = {
+	.opts = bench_opt_defs, .nopts = sizeof bench_opt_defs / sizeof bench_opt_defs[0],
+};
 
 static uint64_t bench_mono_ns(void)
 {
@@ -68,32 +78,27 @@ static void bench_usage(FILE *f, const char *argv0)
 	        "Prints ns per read of each per-thread CPU clock method (perf task-clock mmap\n"
 	        "page, clock_gettime(CLOCK_THREAD_CPUTIME_ID) via fl_cputime and raw), with\n"
 	        "clock_gettime(CLOCK_MONOTONIC) and raw rdtsc for reference.\n"
-	        "  --reads N  reads per method (default %ld)\n"
-	        "  --help     this text\n",
-	        argv0, BENCH_DEFAULT_READS);
+	        "\n"
+	        "Options (numbers are decimal; defaults in brackets):\n",
+	        argv0);
+	fl_cli_help(f, &bench_cli);
 }
 
 int main(int argc, char **argv)
 {
-	long reads = BENCH_DEFAULT_READS;
+	struct bench_opts o = { 0 };
+	char err[512];
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			bench_usage(stdout, argv[0]);
-			return 0;
-		} else if (strcmp(argv[i], "--reads") == 0 && i + 1 < argc) {
-			char *end;
-			errno = 0;
-			reads = strtol(argv[++i], &end, 10);
-			if (errno != 0 || *end != '\0' || reads <= 0) {
-				fprintf(stderr, "%s: --reads wants a positive integer\n", argv[0]);
-				return 2;
-			}
-		} else {
-			bench_usage(stderr, argv[0]);
-			return 2;
-		}
+	int rc = fl_cli_parse(&bench_cli, argc, argv, &o, err, sizeof err);
+	if (rc == FL_CLI_HELP) {
+		bench_usage(stdout, argv[0]);
+		return 0;
 	}
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s (see --help)\n", argv[0], err);
+		return 2;
+	}
+	long reads = o.reads;
 
 	struct fl_cputime c;
 	char why[256];

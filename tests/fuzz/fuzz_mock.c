@@ -53,7 +53,7 @@ static void fz_touch(const uint8_t *p, size_t n)
 	fz.touched ^= x;
 }
 
-/* conn_request of mock_server.c without the connection: unpack, dispatch, pack, shape. */
+/* conn_request of mock_request.c without the connection: unpack, dispatch, pack, shape. */
 static void fz_request(struct mock_call *call, const struct fl_frame_hdr *h,
 	const uint8_t *payload)
 {

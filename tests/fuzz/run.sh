@@ -48,7 +48,8 @@ libs="$(pkg-config --libs libevent libzstd libprotobuf-c jansson openssl) -lm -l
 # Sources per target: the harness, then the project files it drives (paths under $src;
 # "proto" is protoc-c's frontload.pb-c.c).
 srcs_frame="tests/fuzz/fuzz_frame.c runtime/common/wire.c runtime/common/zcodec.c
-	runtime/common/corpus.c runtime/common/murmur.c runtime/common/sampler.c
+	runtime/common/corpus.c runtime/common/corpus_text.c runtime/common/corpus_records.c
+	runtime/common/murmur.c runtime/common/sampler.c
 	runtime/request/pipeline.c runtime/request/overheads.c runtime/request/dlrm.c
 	runtime/request/story_proc.c runtime/request/session.c runtime/request/stages.c runtime/extract/dispatch.c
 	templates/helpers.c proto"
@@ -64,6 +65,7 @@ srcs_cli="tests/fuzz/fuzz_cli.c runtime/common/cli.c"
 srcs_reply="tests/fuzz/fuzz_reply.c runtime/driver/driver_report.c runtime/common/reqgen.c
 	runtime/driver/schedule.c runtime/common/hist.c runtime/common/hist_json.c
 	runtime/common/wire.c runtime/common/zcodec.c runtime/common/sampler.c runtime/common/corpus.c
+	runtime/common/corpus_text.c runtime/common/corpus_records.c
 	runtime/common/tls.c runtime/common/paths.c runtime/common/osfile.c
 	runtime/common/net.c proto"
 srcs_result="tests/fuzz/fuzz_result.c runtime/run/run_result.c runtime/run/run_obs.c

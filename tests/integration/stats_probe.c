@@ -7,7 +7,8 @@
  * "bad: <status name>: <error text>"; then, on the same connection, a good STATS frame,
  * and prints "ok: <bytes> bytes, snapshot_wall_ns <n>, keys <n>". Exit 0 when the bad
  * frame (if sent) was refused with an error reply and the good one answered with a JSON
- * object; 1 otherwise (the reason on stderr).
+ * object; 1 otherwise (the reason on stderr); 2 for a bad flag or argument. The flags are
+ * a runtime/common/cli.h table (--help lists them).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,47 @@
 #include <jansson.h>
 #include <openssl/ssl.h>
 
+#include "cli.h"
 #include "run_remote.h"
 #include "tls.h"
 #include "wire.h"
+
+struct probe_opts {
+	const char *tls_dir;  /* NULL: plain TCP */
+	int bad;
+};
+
+#define FL_CLI_OBJ struct probe_opts
+static const struct fl_cli_opt probe_opt_defs[] = {
+	FL_OPT_STR("tls-dir", tls_dir, "DIR", NULL, "connect with TLS, trusting DIR's "
+		"certificate (default: plain TCP)"),
+	FL_OPT_FLAG("bad", bad, "first send a malformed STATS frame (a 4-byte payload), which "
+		"must be refused with an error reply"),
+};
+#undef FL_CLI_OBJ
+static const struct fl_cli probe_cli = {
+	.opts = probe_opt_defs, .nopts = sizeof probe_opt_defs / sizeof probe_opt_defs[0],
+};
+
+static void probe_usage(FILE *f)
+{
+	fprintf(f,
+"usage: stats-probe [--tls-dir DIR] [--bad] HOST:PORT\n"
+"\n"
+"A STATS client for the integration scenarios. It opens one connection to HOST:PORT;\n"
+"with --bad it first sends a malformed STATS frame and prints\n"
+"  bad: <status name>: <error text>\n"
+"then, on the same connection, a good STATS frame, and prints\n"
+"  ok: <bytes> bytes, snapshot_wall_ns <n>, keys <n>\n"
+"\n"
+"Options:\n");
+	fl_cli_help(f, &probe_cli);
+	fprintf(f,
+"\n"
+"Exit status: 0 when the bad frame (if sent) was refused with an error reply and the\n"
+"good one answered with a JSON object; 1 otherwise (the reason on stderr); 2 for a bad\n"
+"flag or argument.\n");
+}
 
 static int probe_bad(struct fl_remote *c)
 {
@@ -66,37 +105,37 @@ static int probe_good(struct fl_remote *c)
 
 int main(int argc, char **argv)
 {
-	const char *tls_dir = NULL, *addr = NULL;
-	int bad = 0;
+	struct probe_opts po = { 0 };
+	const char *ops[2];
 	char err[512];
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--tls-dir") == 0 && i + 1 < argc)
-			tls_dir = argv[++i];
-		else if (strcmp(argv[i], "--bad") == 0)
-			bad = 1;
-		else if (argv[i][0] != '-' && addr == NULL)
-			addr = argv[i];
-		else {
-			addr = NULL;  /* unknown flag or a second address: usage */
-			break;
-		}
+	/* HOST:PORT is an operand. */
+	int npos = fl_cli_take_operands(&probe_cli, &argc, argv, ops, 2);
+	const char *addr = ops[0], *extra = ops[1];
+	int rc = fl_cli_parse(&probe_cli, argc, argv, &po, err, sizeof err);
+	if (rc == FL_CLI_HELP) {
+		probe_usage(stdout);
+		return 0;
 	}
-	if (addr == NULL) {
-		fprintf(stderr, "usage: stats-probe [--tls-dir DIR] [--bad] HOST:PORT\n");
+	if (rc == 0 && npos > 1)
+		snprintf(err, sizeof err, "unexpected argument \"%s\"", extra);
+	else if (rc == 0 && npos == 0)
+		snprintf(err, sizeof err, "no HOST:PORT");
+	if (rc != 0 || npos != 1) {
+		fprintf(stderr, "stats-probe: %s (see --help)\n", err);
 		return 2;
 	}
-	SSL_CTX *tls = tls_dir ? fl_tls_client_ctx(tls_dir, err, sizeof err) : NULL;
-	if (tls_dir && tls == NULL) {
+	SSL_CTX *tls = po.tls_dir ? fl_tls_client_ctx(po.tls_dir, err, sizeof err) : NULL;
+	if (po.tls_dir && tls == NULL) {
 		fprintf(stderr, "stats-probe: %s\n", err);
 		return 1;
 	}
 	struct fl_remote *c = fl_remote_open(addr, tls, 5, err, sizeof err);
-	int rc = c == NULL;
+	rc = c == NULL;
 	if (c == NULL)
 		fprintf(stderr, "stats-probe: %s\n", err);
 	else
-		rc = (bad && probe_bad(c) != 0) || probe_good(c) != 0;
+		rc = (po.bad && probe_bad(c) != 0) || probe_good(c) != 0;
 	fl_remote_close(c);
 	if (tls)
 		SSL_CTX_free(tls);
