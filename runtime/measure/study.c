@@ -4,9 +4,11 @@
  * in study_plan.c, the report in study_report.c (study.h: what they share). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -18,6 +20,26 @@
 #include "simrun.h"
 #include "osfile.h"
 #include "study.h"
+
+/* The signal (SIGINT, SIGTERM) that interrupted the study, 0 while none: written by the
+ * handler, read by the run loop, which then stops the running points and starts no more. */
+static volatile sig_atomic_t st_stop_signal;
+
+static void st_on_signal(int sig)
+{
+	st_stop_signal = sig;
+}
+
+static void st_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = st_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 static int st_start(struct st_point *q, const struct fm_run *r0, const char *tmp, int idx)
 {
@@ -66,9 +88,34 @@ static void point_label(const struct st_point *q, char *buf, size_t len)
 		snprintf(buf, len, "miss-ratio curve %s: I1 %u KiB", o, q->i1_bytes / 1024);
 }
 
-/* Run every non-skipped point, at most jobs at once. Returns points that succeeded. */
+/* The study was interrupted: stop the running points (their valgrind and simreq), mark
+ * them and every point not started interrupted. */
+static void st_stop_all(struct st_point *p, size_t n, struct st_point **slots, size_t nslots)
+{
+	for (size_t s = 0; s < nslots; s++) {
+		struct st_point *q = slots[s];
+		int status;
+
+		if (q == NULL)
+			continue;
+		kill(q->job.pid, SIGTERM);
+		while (waitpid(q->job.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		slots[s] = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!p[i].done && !p[i].skipped && !p[i].failed) {
+			p[i].interrupted = 1;
+			snprintf(p[i].why, sizeof(p[i].why), "not measured: the study was interrupted "
+				"by signal %d (%s); the same command resumes it", (int)st_stop_signal,
+				strsignal(st_stop_signal));
+		}
+}
+
+/* Run every point not skipped, failed or done (resumed), at most jobs at once; each one
+ * finished goes into dir's journal. Returns points that succeeded. */
 static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
-	const struct fm_run *r0, const char *tmp, double total_s)
+	const struct fm_run *r0, const char *tmp, const char *dir, double total_s)
 {
 	size_t next = 0, running = 0, finished = 0, todo = 0, ok = 0;
 	struct st_point *slots[64] = { 0 };
@@ -76,13 +123,17 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 	char d1[32], d2[32], lab[160], err[2048];
 
 	for (size_t i = 0; i < n; i++)
-		todo += !p[i].skipped && !p[i].failed;
+		todo += !p[i].skipped && !p[i].failed && !p[i].done;
 	while (finished < todo) {
+		if (st_stop_signal) {
+			st_stop_all(p, n, slots, a->jobs);
+			break;
+		}
 		while (running < a->jobs && next < n) {
 			struct st_point *q = &p[next];
 			int idx = (int)next++;
 
-			if (q->skipped || q->failed)
+			if (q->skipped || q->failed || q->done)
 				continue;
 			if (st_start(q, r0, tmp, idx) != 0) {
 				finished++;
@@ -107,6 +158,10 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 			if (q == NULL || fm_sim_running(&q->job, &status))
 				continue;
 			slots[s] = NULL;
+			if (st_stop_signal && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+				running--;  /* ended by the signal too: st_stop_all marks it */
+				continue;
+			}
 			running--;
 			finished++;
 			point_label(q, lab, sizeof(lab));
@@ -119,6 +174,10 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 			}
 			q->done = 1;
 			ok++;
+			st_fill_figures(q);
+			if (st_journal_save(dir, q, r0, err, sizeof(err)) != 0)
+				fprintf(stderr, FM_PROG ": cannot keep %s in the journal (a resumed study "
+					"measures it again): %s\n", lab, err);
 			if (!a->quiet)
 			{
 				char d3[32], d4[32];
@@ -154,7 +213,7 @@ int fm_study_main(int argc, char **argv)
 	char err[2048], tmp[256], dir[4096], d1[32], command[8192] = "";
 	json_t *notes = NULL;
 	double total_s, t0 = fm_now();
-	size_t n, ok;
+	size_t n, ok, resumed = 0;
 	int plots_ok;
 
 	if (fm_run_init(&r, err, sizeof(err)) != 0) {
@@ -184,7 +243,10 @@ int fm_study_main(int argc, char **argv)
 	}
 	if (a.out)
 		snprintf(dir, sizeof(dir), "%s", a.out);
-	else {
+	else if (st_interrupted_dir(command, dir, sizeof(dir))) {
+		fprintf(stderr, FM_PROG ": resuming the interrupted study in %s (the same "
+			"command)\n", dir);
+	} else {
 		time_t now = time(NULL);
 		struct tm tm;
 		char ts[32];
@@ -229,6 +291,12 @@ int fm_study_main(int argc, char **argv)
 	if (st_plan_facts(points, n, &r) != 0)
 		fprintf(stderr, FM_PROG ": some points have no plan (see summary.md)\n");
 	st_dedupe(points, n);
+	for (size_t i = 0; i < n; i++)
+		if (!points[i].skipped && !points[i].failed)
+			resumed += (size_t)st_journal_load(dir, &points[i], &r);
+	if (resumed && !a.quiet)
+		fprintf(stderr, FM_PROG ": %zu point%s measured by an earlier run of this study "
+			"(%s/points): kept, not run again\n", resumed, resumed == 1 ? "" : "s", dir);
 	st_budget(&a, &m, points, n, &total_s);
 	if (!a.quiet) {
 		char b[32];
@@ -247,7 +315,8 @@ int fm_study_main(int argc, char **argv)
 				points[i].skipped ? "  skipped: " : "", points[i].skipped ? points[i].why : "");
 		}
 	}
-	ok = st_run_all(points, n, &a, &r, tmp, total_s);
+	st_install_signals();
+	ok = st_run_all(points, n, &a, &r, tmp, dir, total_s) + resumed;
 	if (st_write_csv(dir, points, n) != 0) {
 		fprintf(stderr, FM_PROG ": cannot write %s/study.csv\n", dir);
 		fm_dis_cache_free(r.dcache);
@@ -268,15 +337,23 @@ int fm_study_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": gnuplot failed (see %s/gnuplot.log)\n", dir);
 	st_write_summary(dir, points, n, &a, &r, notes, command, total_s, fm_now() - t0, &m,
 		plots_ok);
-	st_write_json(dir, points, n, command, notes, &m, &r);
+	if (st_write_html(dir, err, sizeof(err)) != 0)
+		fprintf(stderr, FM_PROG ": warning: %s/report.html not written: %s\n", dir, err);
+	st_write_json(dir, points, n, command, notes, &m, &r, (int)st_stop_signal);
 	for (size_t i = 0; i < n; i++)
 		fm_sim_free(&points[i].sim);
 	fm_dis_cache_free(r.dcache);
 	fm_rmtree(tmp);
 	json_decref(notes);
 	free(points);
-	printf("study: %zu of %zu points measured, written to %s (summary.md, study.csv%s) in "
-		"%s\n", ok, n, dir, plots_ok ? ", plots" : "", fm_dur_str(fm_now() - t0, d1,
-		sizeof(d1)));
+	printf("study: %zu of %zu points measured, written to %s (summary.md, report.html, "
+		"study.csv%s) in %s\n", ok, n, dir, plots_ok ? ", plots" : "",
+		fm_dur_str(fm_now() - t0, d1, sizeof(d1)));
+	if (st_stop_signal) {
+		fprintf(stderr, FM_PROG ": interrupted by signal %d (%s): %zu of %zu points "
+			"measured (%zu by an earlier run); the same command resumes the study\n",
+			(int)st_stop_signal, strsignal(st_stop_signal), ok, n, resumed);
+		return 128 + st_stop_signal;
+	}
 	return ok ? FM_EXIT_OK : FM_EXIT_RUN;
 }

@@ -6,6 +6,7 @@
 #define FL_STUDY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -18,6 +19,8 @@
 #define ST_MAX_FOOTPRINT (1ull << 40)  /* --footprint: 1 TiB is beyond any library */
 
 enum { ST_SWEEP, ST_MRC };
+
+#define ST_NFIG 12                     /* measured figures of a point (st_cols) */
 
 /* One simulated point. */
 struct st_point {
@@ -33,6 +36,10 @@ struct st_point {
 	double eta_s;
 	int skipped;             /* 1: over budget; 2: duplicate of another point */
 	int done, failed;
+	int resumed;             /* done by an earlier run of the same study (its journal) */
+	int interrupted;         /* not run or stopped: the study was interrupted */
+	double fig[ST_NFIG];     /* measured figures in st_cols order, NAN: not measured;
+	                            from the run (st_fill_figures) or the journal */
 	char why[2048];
 	struct fm_run run;
 	char tag[64], nfs[32], cps[32], als[32];
@@ -76,11 +83,30 @@ size_t st_points(const struct st_args *a, const struct fm_run *r0, struct st_poi
 size_t st_plan_facts(struct st_point *p, size_t n, const struct fm_run *r0);
 /* Mark sweep points whose plan an earlier point has as skipped (2). */
 void st_dedupe(struct st_point *p, size_t n);
-/* Each point's estimate; skip (1) the most expensive until *total_s fits the budget. */
+/* Each point's estimate; skip (1) the most expensive until *total_s, the points still to
+ * run (not done), fits the budget. */
 void st_budget(const struct st_args *a, const struct st_model *m, struct st_point *p,
 	size_t n, double *total_s);
 /* Set q's footprint (by_bytes: in bytes, else its active functions) and order on r. */
 void st_plan_knobs(struct st_point *q, struct fm_run *r, int by_bytes);
+
+/* q->fig from its finished run (q->sim). */
+void st_fill_figures(struct st_point *q);
+/* Name of figure c (0 .. ST_NFIG - 1), as in study.csv and study.json. */
+const char *st_fig_name(int c);
+
+/* The journal (study_journal.c): DIR/points/ keeps each finished point with its key (the
+ * point's knobs and whatever else of r0 and the build changes its figures), so a study
+ * run again with the same command skips the points an earlier run finished. */
+/* Save a done point. 0, or -1 (err). */
+int st_journal_save(const char *dir, const struct st_point *q, const struct fm_run *r0,
+	char *err, size_t errlen);
+/* Fill q (done, resumed, fig, i1_bytes, wall time, command) from the journal when an
+ * entry with its key exists. 1 when loaded, 0 when none. */
+int st_journal_load(const char *dir, struct st_point *q, const struct fm_run *r0);
+/* The newest results/study-* directory whose study.json has this command and status
+ * "interrupted", into dir. 1 when found, 0 when none. */
+int st_interrupted_dir(const char *command, char *dir, size_t len);
 
 /* "512 KiB", "2.5 MiB" into buf ("-" when not finite); returns buf. */
 char *st_bstr(double b, char *buf, size_t len);
@@ -89,13 +115,35 @@ int st_write_csv(const char *dir, const struct st_point *p, size_t n);
 /* DIR/study.gp, then gnuplot on it. 0, or -1 (gnuplot failed). */
 int st_plots(const char *dir, const struct st_point *p, size_t n, const struct st_args *a,
 	const struct fm_run *r0, const char *cpu_i1);
+/* summary.md's readings (study_reading.c), each written into fp. */
+/* The plot DIR/name.svg as a markdown image, when gnuplot wrote it. */
+void rd_plot(FILE *fp, const char *dir, int plots_ok, const char *name, const char *alt);
+/* The plots gnuplot wrote, for the Files section. */
+void rd_plot_list(FILE *fp, const char *dir, int plots_ok);
+/* Per order and calls: L1i MPKI at the smallest and largest footprint, and the knee. */
+void rd_sweep(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a,
+	const struct fm_run *r0);
+/* The calls-per-request plot and how L1i MPKI moves with the calls. */
+void rd_calls(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a,
+	const char *dir, int plots_ok);
+/* Per order: the I1 size where L1i MPKI first falls below half its smallest-I1 value. */
+void rd_mrc(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a,
+	const struct fm_run *r0);
+/* The Anchors section: published figures, their sources, the comparable study points. */
+void rd_anchors(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a,
+	const struct fm_run *r0, const struct st_model *m);
+
 /* DIR/summary.md. 0, or -1 (cannot write). */
 int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	const struct st_args *a, const struct fm_run *r0, json_t *notes, const char *command,
 	double total_s, double wall_s, const struct st_model *m, int plots_ok);
-/* DIR/study.json: every point, the host, geometry notes, library and caches; a failure
- * to write is printed. */
+/* DIR/study.json: every point, the host, geometry notes, library and caches, and the
+ * status ("complete", or "interrupted" with the signal when stop_signal is not 0); a
+ * failure to write is printed. */
 void st_write_json(const char *dir, const struct st_point *p, size_t n, const char *command,
-	json_t *notes, const struct st_model *m, const struct fm_run *r0);
+	json_t *notes, const struct st_model *m, const struct fm_run *r0, int stop_signal);
+/* DIR/report.html (study_html.c): DIR/summary.md rendered as one self-contained HTML page,
+ * its SVG plots inline (a missing one becomes a note). 0, or -1 with err filled. */
+int st_write_html(const char *dir, char *err, size_t errlen);
 
 #endif

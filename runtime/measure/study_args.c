@@ -97,9 +97,12 @@ static void study_usage(FILE *fp)
 "dropped and listed.\n"
 "\n"
 "Writes DIR/study.csv (one row per point), DIR/study.json, DIR/summary.md (the exact\n"
-"command, host, build configuration, geometry, tables, skipped points, limits) and\n"
-"gnuplot plots as PNG (pngcairo) and SVG: mpki_vs_footprint (L1i and LL code MPKI, the\n"
-"I1 and LL sizes marked), mpki_vs_calls, mrc, plus the script study.gp.\n"
+"command, host, build configuration, geometry, tables, skipped points, limits; the plots\n"
+"embedded, under each a reading computed from the measured points, and the published\n"
+"anchors with their sources), DIR/report.html (summary.md as one self-contained HTML\n"
+"page, the SVG plots inline) and gnuplot plots as PNG (pngcairo) and SVG:\n"
+"mpki_vs_footprint (L1i and LL code MPKI, the I1 and LL sizes marked), mpki_vs_calls,\n"
+"mrc, plus the script study.gp.\n"
 "\n"
 "options (defaults in brackets):\n", fp);
 	fl_cli_help(fp, &st_cli);
@@ -112,8 +115,15 @@ static void study_usage(FILE *fp)
 "\n", fp);
 	fputs("limits: those of the simulated path (validate --help): no prefetcher, op cache or\n"
 "iTLB, LRU, inclusive LL, a simple branch model, no timing.\n"
+"\ninterrupt and resume: each finished point is kept in DIR/points/ with its key (the\n"
+"point, requests, warm-up, knobs, geometry and build). SIGINT or SIGTERM stops the running\n"
+"points, writes the report with what finished (status \"interrupted\" in study.json) and\n"
+"exits 128 + the signal. The same command resumes: points whose key matches are kept,\n"
+"the rest measured (without --out, the newest interrupted results/study-* of the same\n"
+"command is resumed).\n"
 "\nexit status: 0 written (some points may have failed: see summary.md), 1 no point\n"
-"could run or the output cannot be written, 2 usage error.\n", fp);
+"could run or the output cannot be written, 2 usage error, 130 / 143 interrupted by\n"
+"SIGINT / SIGTERM (the finished points written).\n", fp);
 }
 
 /* "512", "8K", "2M", "1G" (x 1024) into *v. Returns 0, or -1 on another text. */

@@ -163,7 +163,7 @@ void st_budget(const struct st_args *a, const struct st_model *m,
 		size_t worst = n;
 
 		for (size_t i = 0; i < n; i++) {
-			if (p[i].skipped || p[i].failed)
+			if (p[i].skipped || p[i].failed || p[i].done)
 				continue;
 			sum += p[i].eta_s;
 			if (worst == n || p[i].eta_s > p[worst].eta_s)

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -35,11 +37,21 @@ static double sh(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : NAN;
 }
 
-/* CSV columns: a point's figures (NAN = not measured). */
-static void st_row(const struct st_point *q, double v[12])
+static const char *const st_cols[ST_NFIG] = {
+	"l1i_mpki", "ll_code_mpki", "cond_branch_mpki", "indirect_branch_mpki",
+	"cond_branch_pct", "cond_taken_pct", "call_ret_pct", "mem_pct", "scalar_fp_pct",
+	"div_pct", "insns_per_taken_branch", "insns_per_request",
+};
+
+const char *st_fig_name(int c)
+{
+	return c >= 0 && c < ST_NFIG ? st_cols[c] : "?";
+}
+
+void st_fill_figures(struct st_point *q)
 {
 	const struct fl_mix *x = &q->sim.mix;
-	double req = (double)q->run.requests;
+	double req = (double)q->run.requests, *v = q->fig;
 
 	v[0] = x->l1i_mpki.available ? x->l1i_mpki.value : NAN;
 	v[1] = x->lli_mpki.available ? x->lli_mpki.value : NAN;
@@ -55,11 +67,12 @@ static void st_row(const struct st_point *q, double v[12])
 	v[11] = (double)x->ir_hw / req; /* each rep string execution once (mix.h) */
 }
 
-static const char *const st_cols[12] = {
-	"l1i_mpki", "ll_code_mpki", "cond_branch_mpki", "indirect_branch_mpki",
-	"cond_branch_pct", "cond_taken_pct", "call_ret_pct", "mem_pct", "scalar_fp_pct",
-	"div_pct", "insns_per_taken_branch", "insns_per_request",
-};
+/* CSV columns: a point's figures (NAN = not measured). */
+static void st_row(const struct st_point *q, double v[ST_NFIG])
+{
+	for (int c = 0; c < ST_NFIG; c++)
+		v[c] = q->done ? q->fig[c] : NAN;
+}
 
 static void fnum(FILE *fp, double v)
 {
@@ -87,7 +100,8 @@ static void st_plan_row(const struct st_point *q, double v[9])
 
 static const char *st_status(const struct st_point *q)
 {
-	return q->done ? "ok" : q->skipped ? "skipped" : "failed";
+	return q->done ? "ok" : q->skipped ? "skipped" : q->interrupted ? "interrupted" :
+		"failed";
 }
 
 /* Columns: 1 kind, 2 footprint_bytes (asked), 3 active_functions, 4 dispatch, 5
@@ -343,7 +357,8 @@ static void st_sum_sweep(FILE *fp, const struct st_point *p, size_t n)
 					"%.2f");
 				fputs(" |", fp);
 			}
-			fprintf(fp, " ok (%s) |\n", fm_dur_str(q->sim.wall_s, d1, sizeof(d1)));
+			fprintf(fp, " ok (%s%s) |\n", fm_dur_str(q->sim.wall_s, d1, sizeof(d1)),
+				q->resumed ? ", an earlier run" : "");
 		} else {
 			for (int c = 0; c < 12; c++)
 				fputs(" - |", fp);
@@ -382,8 +397,7 @@ static void st_sum_mrc(FILE *fp, const struct st_point *p, size_t n, const struc
 			}
 			fputc(' ', fp);
 			if (hit && hit->done)
-				md_num(fp, hit->sim.mix.l1i_mpki.available ?
-					hit->sim.mix.l1i_mpki.value : NAN, "%.2f");
+				md_num(fp, hit->fig[0], "%.2f");
 			else
 				fprintf(fp, "%s", hit ? st_status(hit) : "-");
 			fputs(" |", fp);
@@ -443,11 +457,18 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	fprintf(fp, "Estimated %s, took %s.\n\n", fm_dur_str(total_s, d1, sizeof(d1)),
 		fm_dur_str(wall_s, d2, sizeof(d2)));
 	st_sum_sweep(fp, p, n);
-	if (!a->no_mrc)
+	rd_plot(fp, dir, plots_ok, "mpki_vs_footprint", "L1i and LL code MPKI vs code footprint");
+	rd_sweep(fp, p, n, a, r0);
+	rd_calls(fp, p, n, a, dir, plots_ok);
+	if (!a->no_mrc) {
 		st_sum_mrc(fp, p, n, a, r0);
-	fprintf(fp, "\n## Files\n\nstudy.csv (every point), study.json, study.gp%s.\n",
-		plots_ok ? "; plots mpki_vs_footprint, mpki_vs_calls, mrc as .png and .svg" :
-		"; gnuplot failed (see gnuplot.log), no plots");
+		rd_plot(fp, dir, plots_ok, "mrc", "L1i miss-ratio curves");
+		rd_mrc(fp, p, n, a, r0);
+	}
+	rd_anchors(fp, p, n, a, r0, m);
+	fprintf(fp, "\n## Files\n\nreport.html (this summary as one self-contained page, the "
+		"plots inline), study.csv (every point), study.json, study.gp");
+	rd_plot_list(fp, dir, plots_ok);
 	fprintf(fp, "\n## Limits of the simulated path\n\n");
 	for (int i = 0; fm_sim_limits[i]; i++)
 		fprintf(fp, "- %s.\n", fm_sim_limits[i]);
@@ -459,7 +480,7 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 
 /* The points, the host, the geometry notes, the library and the caches, as study.json. */
 void st_write_json(const char *dir, const struct st_point *p, size_t n, const char *command,
-	json_t *notes, const struct st_model *m, const struct fm_run *r0)
+	json_t *notes, const struct st_model *m, const struct fm_run *r0, int stop_signal)
 {
 	json_t *js = json_array();
 
@@ -485,6 +506,7 @@ void st_write_json(const char *dir, const struct st_point *p, size_t n, const ch
 				json_object_set_new(o, st_cols[c], isfinite(v[c]) ? json_real(v[c]) :
 					json_null());
 			json_object_set_new(o, "command", json_string(q->sim.cmd));
+			json_object_set_new(o, "resumed", json_boolean(q->resumed));
 		} else {
 			json_object_set_new(o, "why", json_string(q->why));
 		}
@@ -498,6 +520,10 @@ void st_write_json(const char *dir, const struct st_point *p, size_t n, const ch
 			"plan_functions", m->plan_functions, "plan_code_bytes", m->plan_bytes,
 			"caches", "i1_bytes", (json_int_t)r0->geo.i1.size, "ll_bytes", (json_int_t)r0->geo.ll.size);
 
+		json_object_set_new(o, "status", json_string(stop_signal ? "interrupted" :
+			"complete"));
+		json_object_set_new(o, "interrupted_by_signal", stop_signal ?
+			json_integer(stop_signal) : json_null());
 		snprintf(path, sizeof(path), "%s/study.json", dir);
 		if (json_dump_file(o, path, JSON_INDENT(2)) != 0)
 			fprintf(stderr, FM_PROG ": cannot write %s\n", path);

@@ -8,7 +8,8 @@
 # reaches it, a Zipf plan reports a reuse profile shorter than the flat walk's. Then study --footprint 16K,256K --alphas 1 (two simulated points, Zipf alpha 1,
 # 2000 calls per request, one request each, no curve): the report's files are written,
 # both points measured, the active functions and executed code bytes grow with the
-# footprint, and every knob's --help states its unit and range.
+# footprint, summary.md reads the sweep and has its anchors, report.html is one
+# self-contained HTML document, and every knob's --help states its unit and range.
 # Env: FL_BUILDDIR (binaries), FL_SRCDIR. Exit 0/1, 77 to skip (no valgrind, or a
 # sanitizer build valgrind cannot run); the last line is a one-line summary or the reason.
 set -u
@@ -44,6 +45,7 @@ grep -q -- "--footprint LIST .*executed code bytes" "$T/h2" || fail "study --hel
 grep -q "1..1T" "$T/h2" || fail "study --help: no range of --footprint"
 grep -q -- "--alphas LIST .*flat" "$T/h2" || fail "study --help: --alphas"
 grep -q "alpha, 0..4" "$T/h2" || fail "study --help: no range of alpha"
+grep -q "DIR/report.html" "$T/h2" || fail "study --help does not list report.html"
 
 # 2. Plans: N = 1, growth, hot + cold, the error above the library.
 all=$(jq -r .library_functions "$(plan 1 flat; echo "$T/plan.json")")
@@ -112,5 +114,22 @@ c1=$(jq '.points[0].code_bytes' "$J"); c2=$(jq '.points[1].code_bytes' "$J")
 awk "BEGIN { exit !($c2 > $c1 && $c1 >= 16384 && $c2 >= 262144) }" ||
 	fail "code bytes do not grow past the footprints asked: $c1 -> $c2"
 grep -q "| 16 KiB | $f1 |" "$O/summary.md" || fail "summary.md has no 16 KiB row"
+# The report people read: summary.md's reading of the sweep and its anchors, and
+# report.html, one self-contained HTML document (the SVG plots inline, not linked).
+grep -q '^## Anchors' "$O/summary.md" || fail "summary.md has no Anchors section"
+grep -q '^- zipf a=1, 2000 calls/request: L1i MPKI [0-9.]* at .* and [0-9.]* at ' "$O/summary.md" ||
+	fail "summary.md has no reading of the sweep: $(grep -A 3 '^\*\*Reading' "$O/summary.md")"
+H=$O/report.html
+[ -s "$H" ] || fail "study wrote no report.html: $(grep report.html "$T/err")"
+head -n 1 "$H" | grep -q '^<!DOCTYPE html>$' && [ "$(grep -c '<html' "$H")" = 1 ] &&
+	[ "$(grep -c '</html>' "$H")" = 1 ] && tail -n 1 "$H" | grep -q '^</html>$' ||
+	fail "report.html is not one HTML document"
+grep -q '<table' "$H" || fail "report.html has no table"
+if command -v gnuplot >/dev/null 2>&1; then
+	grep -q '<svg' "$H" || fail "report.html has no inline <svg>"
+fi
+if grep -q '<img src="[^"]*\.svg"' "$H"; then
+	fail "report.html links an SVG instead of inlining it: $(grep -o '<img src="[^"]*"' "$H")"
+fi
 m1=$(jq '.points[0].l1i_mpki * 100 | round / 100' "$J"); m2=$(jq '.points[1].l1i_mpki * 100 | round / 100' "$J")
-echo "plans: code bytes N=1 $b1, N=64 $b64, all $ball; study: $f1 -> $f2 functions, $c1 -> $c2 code bytes, L1i MPKI $m1 -> $m2"
+echo "plans: code bytes N=1 $b1, N=64 $b64, all $ball; study: $f1 -> $f2 functions, $c1 -> $c2 code bytes, L1i MPKI $m1 -> $m2; report.html $(wc -c <"$H") bytes"
