@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fl_extract.h"
+#include "rng.h"   /* splitmix64 (header-only): the map builder's stream and the key mix */
 
 /* A helper that must stay a real call: never inlined, never cloned into a specialised
  * copy (IPA-SRA and constant propagation would otherwise fold arguments away). */
@@ -20,32 +21,12 @@
 #define KEY_OFFSET 0x6a09e667f3bcc909ull    /* fl_key_of: moves selector 0 off input 0 */
 #define HASH_SALT 0xbb67ae8584caa73bull     /* hmap_hash: decorrelates slot from key bits */
 
-/* One step of splitmix64: advances *state and returns 64 well-mixed bits. The only
- * randomness source of the map builder, so a map is a pure function of its seed. */
-static uint64_t helpers_splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* The splitmix64 finaliser: a bijection on 64-bit words that maps 0, and only 0, to 0
- * (each step, xor-shift or multiply by an odd constant, is invertible and fixes 0). */
-static uint64_t helpers_fmix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Key of selector sel: the finaliser of (sel's low 16 bits + KEY_OFFSET). The inputs are
  * 65536 distinct non-zero words (KEY_OFFSET + 65535 does not wrap), so the universe keys
  * are distinct and, the finaliser fixing only 0, never 0 (0 marks an empty slot). */
 HELPER_NOINLINE uint64_t fl_key_of(uint32_t sel)
 {
-	return helpers_fmix64((uint64_t)(sel & (FL_KEY_UNIVERSE - 1u)) + KEY_OFFSET);
+	return fl_rng_mix64((uint64_t)(sel & (FL_KEY_UNIVERSE - 1u)) + KEY_OFFSET);
 }
 
 /* Slot hash of key, before masking. Keys are already mixed, but a second mix keeps the
@@ -53,7 +34,7 @@ HELPER_NOINLINE uint64_t fl_key_of(uint32_t sel)
  * qkey). Level 3 of the find chain. */
 static HELPER_NOINLINE uint32_t hmap_hash(uint64_t key)
 {
-	uint64_t h = helpers_fmix64(key ^ HASH_SALT);
+	uint64_t h = fl_rng_mix64(key ^ HASH_SALT);
 
 	return (uint32_t)(h ^ (h >> 32));
 }
@@ -200,7 +181,7 @@ static struct fl_hmap_slot *hmap_insert(struct fl_hmap *m, uint64_t key)
  * same counters. */
 int fl_hmap_build(struct fl_hmap *m, uint32_t hit_q16, uint64_t seed)
 {
-	uint64_t rng = seed;
+	struct fl_rng rng = { seed };
 
 	memset(m, 0, sizeof(*m));
 	if (hit_q16 > 65536u)
@@ -211,9 +192,9 @@ int fl_hmap_build(struct fl_hmap *m, uint32_t hit_q16, uint64_t seed)
 	m->mask = HMAP_SLOTS - 1u;
 	m->hit_q16 = hit_q16;
 	for (uint32_t sel = 0; sel < FL_KEY_UNIVERSE; sel++) {
-		uint64_t coin = helpers_splitmix64(&rng);
-		uint64_t a = helpers_splitmix64(&rng);
-		uint64_t b = helpers_splitmix64(&rng);
+		uint64_t coin = fl_rng_next(&rng);
+		uint64_t a = fl_rng_next(&rng);
+		uint64_t b = fl_rng_next(&rng);
 
 		if ((uint32_t)(coin >> 48) < hit_q16)
 			hmap_fill_vals(hmap_insert(m, fl_key_of(sel))->val, a, b);
