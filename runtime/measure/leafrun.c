@@ -119,12 +119,23 @@ static void lr_describe(int status, char *out, size_t len)
 }
 
 /* Wait for the port in path while pid runs; addr = 127.0.0.1:PORT. 0 or -1 (err). */
+/* 1 when the caller was signalled to stop (fm_leaf_cfg.stop), err saying so. */
+static int lr_stopped(const volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+	if (stop == NULL || *stop == 0)
+		return 0;
+	snprintf(err, errlen, "interrupted by signal %d", (int)*stop);
+	return 1;
+}
+
 static int lr_wait_port(const char *what, const char *path, pid_t *pid, int *status,
-	const char *log, double timeout_s, char *addr, size_t addrlen, char *err,
-	size_t errlen)
+	const char *log, double timeout_s, const volatile sig_atomic_t *stop, char *addr,
+	size_t addrlen, char *err, size_t errlen)
 {
 	double t0 = lr_now();
 	for (;;) {
+		if (lr_stopped(stop, err, errlen))
+			return -1;
 		FILE *f = fopen(path, "r");
 		unsigned port = 0;
 		if (f != NULL) {
@@ -215,7 +226,7 @@ static int lr_start_mock(const struct fm_leaf_cfg *c, struct fm_leaf *l, char *e
 		return -1;
 	}
 	return lr_wait_port("frontload-mock", port, &l->mock, &l->mock_status, l->mock_log, 30,
-		l->mock_addr, sizeof l->mock_addr, err, errlen);
+		c->stop, l->mock_addr, sizeof l->mock_addr, err, errlen);
 }
 
 static int lr_start_leaf(const struct fm_leaf_cfg *c, struct fm_leaf *l, char *err,
@@ -249,7 +260,7 @@ static int lr_start_leaf(const struct fm_leaf_cfg *c, struct fm_leaf *l, char *e
 		return -1;
 	}
 	return lr_wait_port("frontload-leaf", port, &l->leaf, &l->leaf_status, l->leaf_log,
-		c->ready_s, l->leaf_addr, sizeof l->leaf_addr, err, errlen);
+		c->ready_s, c->stop, l->leaf_addr, sizeof l->leaf_addr, err, errlen);
 }
 
 static int lr_start_driver(const struct fm_leaf_cfg *c, struct fm_leaf *l, char *err,
@@ -284,6 +295,7 @@ int fm_leaf_start(const struct fm_leaf_cfg *c, struct fm_leaf *l, char *err, siz
 {
 	memset(l, 0, sizeof *l);
 	l->to_drv = l->from_drv = -1;
+	l->stop = c->stop;
 	snprintf(l->leaf_stats, sizeof l->leaf_stats, "%s/%s-leaf-stats.json", c->dir, c->tag);
 	snprintf(l->mock_stats, sizeof l->mock_stats, "%s/%s-mock-stats.json", c->dir, c->tag);
 	snprintf(l->leaf_log, sizeof l->leaf_log, "%s/%s-leaf.log", c->dir, c->tag);
@@ -297,7 +309,8 @@ int fm_leaf_start(const struct fm_leaf_cfg *c, struct fm_leaf *l, char *err, siz
 }
 
 /* One line from the driver into line (NUL-terminated, without '\n'), waiting at most
- * until deadline. 1 got one, 0 timed out, -1 the driver closed its stdout. */
+ * until deadline. 1 got one, 0 timed out, -1 the driver closed its stdout, -2 stopped
+ * (fm_leaf_cfg.stop). */
 static int lr_read_line(struct fm_leaf *l, char *line, size_t len, double deadline)
 {
 	for (;;) {
@@ -312,6 +325,8 @@ static int lr_read_line(struct fm_leaf *l, char *line, size_t len, double deadli
 		double left = deadline - lr_now();
 		if (left <= 0)
 			return 0;
+		if (l->stop && *l->stop)
+			return -2;
 		struct pollfd p = { .fd = l->from_drv, .events = POLLIN };
 		int ms = left > 1 ? 1000 : (int)(left * 1000) + 1;
 		if (poll(&p, 1, ms) < 0 && errno != EINTR)
@@ -339,6 +354,10 @@ json_t *fm_leaf_step(struct fm_leaf *l, double qps, double warmup_s, double dura
 	}
 	double deadline = lr_now() + wait_s;
 	int rc = lr_read_line(l, line, sizeof line, deadline);
+	if (rc == -2) {
+		lr_stopped(l->stop, err, errlen);
+		return NULL;
+	}
 	if (rc <= 0) {
 		lr_fail(err, errlen, l->driver_log, "frontload-driver %s during the step at %g qps",
 			rc == 0 ? "gave no result" : "exited", qps);
@@ -374,6 +393,8 @@ json_t *fm_leaf_stats(struct fm_leaf *l, double wait_s, char *err, size_t errlen
 		return NULL;
 	}
 	while (lr_now() - t0 < wait_s) {
+		if (lr_stopped(l->stop, err, errlen))
+			return NULL;
 		json_t *j = access(l->leaf_stats, R_OK) == 0 ?
 			json_load_file(l->leaf_stats, 0, NULL) : NULL;
 		if (j != NULL)

@@ -11,6 +11,7 @@
 #ifndef FL_LEAFRUN_H
 #define FL_LEAFRUN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,6 +30,9 @@ struct fm_leaf_cfg {
 	unsigned long long seed;   /* leaf --seed and driver --seed */
 	double timeout_s;          /* driver --timeout-s: a request unanswered this long fails */
 	double ready_s;            /* how long the leaf may take to write its port file (s) */
+	const volatile sig_atomic_t *stop; /* non-NULL: every wait ends, failing with
+	                           "interrupted", once *stop is nonzero (the caller's
+	                           SIGINT/SIGTERM handler sets it); then fm_leaf_stop */
 };
 
 struct fm_leaf {
@@ -40,6 +44,7 @@ struct fm_leaf {
 	char mock_addr[64], leaf_addr[64]; /* 127.0.0.1:PORT */
 	char leaf_stats[4200], mock_stats[4200];    /* --stats-file paths */
 	char leaf_log[4200], mock_log[4200], driver_log[4200];
+	const volatile sig_atomic_t *stop; /* the cfg's */
 };
 
 /* Start mock, leaf and driver. Returns 0, or -1 with err (what failed and why); after -1

@@ -58,3 +58,17 @@ int fm_parse_f64(const char *flag, const char *s, double lo, double hi, double *
 	*out = v;
 	return 0;
 }
+
+/* The simreq knobs frontload-leaf does not take: they shape the request stream, which is
+ * frontload-driver's there (or simreq's corpus), so the leaf would refuse them at start. */
+int fm_knob_not_leaf(const char *name)
+{
+	static const char *const not_leaf[] = { "calls-per-request", "corpus-mb",
+		"max-request-bytes", "method", "request-bytes", "sessions", "stories",
+		"story-bytes", "zstd", "zstd-frames", NULL };
+
+	for (int i = 0; not_leaf[i]; i++)
+		if (strcmp(name, not_leaf[i]) == 0)
+			return 1;
+	return 0;
+}

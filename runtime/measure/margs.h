@@ -39,4 +39,8 @@ int fm_cli_parse(const struct fl_cli *cli, int argc, char **argv, void *obj,
 int fm_parse_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 int fm_parse_f64(const char *flag, const char *s, double lo, double hi, double *out);
 
+/* 1 when the simreq knob name is not a frontload-leaf flag: it shapes the request stream,
+ * which is frontload-driver's on the running leaf (validate, study's leaf points). */
+int fm_knob_not_leaf(const char *name);
+
 #endif

@@ -4,6 +4,7 @@
  * in study_plan.c, the report in study_report.c (study.h: what they share). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +42,16 @@ static void st_install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static int st_start(struct st_point *q, const struct fm_run *r0, const char *tmp, int idx)
+static int st_start(struct st_point *q, const struct st_args *a, const struct fm_run *r0,
+	const char *tmp, int idx)
 {
 	char err[2048];
 
 	q->run = *r0;
 	q->run.tmpdir = tmp;
 	snprintf(q->tag, sizeof(q->tag), "p%03d", idx);
+	if (q->kind == ST_LEAF)
+		return st_leaf_start(q, a, r0, tmp);
 	q->run.tag = q->tag;
 	q->run.quiet = 1;
 	q->run.mix = q->kind == ST_SWEEP;
@@ -84,6 +88,10 @@ static void point_label(const struct st_point *q, char *buf, size_t len)
 		snprintf(buf, len, "%s (%llu functions), %s, %llu calls/request",
 			st_bstr((double)q->want_bytes, b, sizeof(b)), (unsigned long long)q->nfuncs,
 			o, (unsigned long long)q->calls);
+	else if (q->kind == ST_LEAF)
+		snprintf(buf, len, "the running leaf: %s (%llu functions), %s, %llu calls/request",
+			st_bstr((double)q->want_bytes, b, sizeof(b)), (unsigned long long)q->nfuncs,
+			o, (unsigned long long)(q->eps * ST_LEAF_STORIES));
 	else
 		snprintf(buf, len, "miss-ratio curve %s: I1 %u KiB", o, q->i1_bytes / 1024);
 }
@@ -135,7 +143,7 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 
 			if (q->skipped || q->failed || q->done)
 				continue;
-			if (st_start(q, r0, tmp, idx) != 0) {
+			if (st_start(q, a, r0, tmp, idx) != 0) {
 				finished++;
 				fprintf(stderr, FM_PROG ": point failed to start: %s\n", q->why);
 				continue;
@@ -165,7 +173,8 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 			running--;
 			finished++;
 			point_label(q, lab, sizeof(lab));
-			if (fm_sim_finish(&q->run, &q->job, status, &q->sim, err, sizeof(err)) != 0) {
+			if (q->kind == ST_LEAF ? st_leaf_finish(q, status, err, sizeof(err)) != 0 :
+			    fm_sim_finish(&q->run, &q->job, status, &q->sim, err, sizeof(err)) != 0) {
 				q->failed = 1;
 				snprintf(q->why, sizeof(q->why), "%s", err);
 				fprintf(stderr, FM_PROG ": [%zu/%zu] %s: failed: %s\n", finished, todo, lab,
@@ -174,7 +183,8 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 			}
 			q->done = 1;
 			ok++;
-			st_fill_figures(q);
+			if (q->kind != ST_LEAF)
+				st_fill_figures(q);
 			if (st_journal_save(dir, q, r0, err, sizeof(err)) != 0)
 				fprintf(stderr, FM_PROG ": cannot keep %s in the journal (a resumed study "
 					"measures it again): %s\n", lab, err);
@@ -184,8 +194,8 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 
 				char mk[32] = "n/a";
 
-				if (q->sim.mix.l1i_mpki.available)
-					snprintf(mk, sizeof(mk), "%.2f", q->sim.mix.l1i_mpki.value);
+				if (isfinite(q->fig[0]))
+					snprintf(mk, sizeof(mk), "%.2f", q->fig[0]);
 				fprintf(stderr, FM_PROG ": [%zu/%zu] %s: L1i MPKI %s (%s; estimated "
 					"%s); %s elapsed of ~%s\n", finished, todo, lab,
 					mk, fm_dur_str(q->sim.wall_s, d1, sizeof(d1)),
@@ -287,6 +297,7 @@ int fm_study_main(int argc, char **argv)
 		return FM_EXIT_RUN;
 	}
 	st_cap_footprints(&a, &m);
+	st_leaf_footprints(&a, &r);
 	n = st_points(&a, &r, points);
 	if (st_plan_facts(points, n, &r) != 0)
 		fprintf(stderr, FM_PROG ": some points have no plan (see summary.md)\n");

@@ -18,9 +18,11 @@
 #define ST_FLAT (-1.0)                 /* an order of the --alphas list: the flat walk */
 #define ST_MAX_FOOTPRINT (1ull << 40)  /* --footprint: 1 TiB is beyond any library */
 
-enum { ST_SWEEP, ST_MRC };
+enum { ST_SWEEP, ST_MRC, ST_LEAF }; /* ST_LEAF: a headline sweep point on the running leaf */
 
-#define ST_NFIG 12                     /* measured figures of a point (st_cols) */
+#define ST_NFIG 14                     /* measured figures of a point (st_cols): 12 of
+                                          every point, 2 of leaf points only */
+#define ST_LEAF_STORIES 16             /* stories per request frontload-driver sends */
 
 /* One simulated point. */
 struct st_point {
@@ -39,7 +41,10 @@ struct st_point {
 	int resumed;             /* done by an earlier run of the same study (its journal) */
 	int interrupted;         /* not run or stopped: the study was interrupted */
 	double fig[ST_NFIG];     /* measured figures in st_cols order, NAN: not measured;
-	                            from the run (st_fill_figures) or the journal */
+	                            from the run (st_fill_figures, st_leaf_finish) or the
+	                            journal */
+	uint64_t eps;            /* leaf points: --extractors-per-story given the leaf */
+	uint64_t lreq;           /* leaf points: requests of the simulated window; else 0 */
 	char why[2048];
 	struct fm_run run;
 	char tag[64], nfs[32], cps[32], als[32];
@@ -54,9 +59,11 @@ struct st_args {
 	size_t nbytes, ncalls, nsizes, nalphas;
 	uint64_t mrc_bytes, mrc_calls, jobs, requests, warmup;
 	double budget_min;
-	int no_mrc, quiet, bytes_given;
+	uint64_t leaf_bytes[ST_MAX_LIST], leaf_requests;
+	size_t nleaf;
+	int no_mrc, no_leaf, quiet, bytes_given;
 	const char *cpu, *i1, *d1, *ll, *out;
-	const char *bytes_text, *alphas_text, *calls_text, *sizes_text, *mrc_text;
+	const char *bytes_text, *alphas_text, *calls_text, *sizes_text, *mrc_text, *leaf_text;
 	struct fm_run *run;      /* takes the forwarded simreq knobs */
 };
 
@@ -77,7 +84,11 @@ int st_model(const struct fm_run *r0, struct st_model *m);
 void st_cap_footprints(struct st_args *a, const struct st_model *m);
 /* An order for a reader: "flat" or "zipf a=ALPHA". */
 void st_order_str(double alpha, char *buf, size_t len);
-/* Fill p (ST_MAX_POINTS) with the sweep points, then the curves'. Returns how many. */
+/* The leaf footprints: --leaf-footprints, else the I1 and LL sizes of r0's geometry; each
+ * moved to the nearest swept footprint (log scale), repeats dropped. */
+void st_leaf_footprints(struct st_args *a, const struct fm_run *r0);
+/* Fill p (ST_MAX_POINTS) with the sweep points, the leaf points, then the curves'. Returns
+ * how many. */
 size_t st_points(const struct st_args *a, const struct fm_run *r0, struct st_point *p);
 /* Each point's plan from native --plan-only runs. Returns the plans that failed. */
 size_t st_plan_facts(struct st_point *p, size_t n, const struct fm_run *r0);
@@ -89,6 +100,18 @@ void st_budget(const struct st_args *a, const struct st_model *m, struct st_poin
 	size_t n, double *total_s);
 /* Set q's footprint (by_bytes: in bytes, else its active functions) and order on r. */
 void st_plan_knobs(struct st_point *q, struct fm_run *r, int by_bytes);
+
+/* Leaf points (study_leaf.c): `validate --simulate` on the running leaf with the point's
+ * plan, started like a simulation (q->job.pid, polled with fm_sim_running). */
+/* Start it. 0, or -1 with q->why filled (q->failed set). */
+int st_leaf_start(struct st_point *q, const struct st_args *a, const struct fm_run *r0,
+	const char *tmp);
+/* Its figures (q->fig) from validate's JSON, once it ended with status. 0, or -1 with err. */
+int st_leaf_finish(struct st_point *q, int status, char *err, size_t errlen);
+/* Estimated seconds of leaf point q on m's native costs. */
+double st_leaf_eta(const struct st_model *m, const struct st_point *q);
+/* "sweep", "mrc" or "leaf". */
+const char *st_kind_str(int kind);
 
 /* q->fig from its finished run (q->sim). */
 void st_fill_figures(struct st_point *q);
@@ -123,6 +146,8 @@ void rd_plot_list(FILE *fp, const char *dir, int plots_ok);
 /* Per order and calls: L1i MPKI at the smallest and largest footprint, and the knee. */
 void rd_sweep(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a,
 	const struct fm_run *r0);
+/* Per leaf point: its L1i MPKI against its harness twin's, the generated library's shares. */
+void rd_leaf(FILE *fp, const struct st_point *p, size_t n);
 /* The calls-per-request plot and how L1i MPKI moves with the calls. */
 void rd_calls(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a,
 	const char *dir, int plots_ok);

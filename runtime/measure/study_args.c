@@ -32,6 +32,15 @@ static const struct fl_cli_opt st_opts[] = {
 	FL_OPT_STR("mrc-sizes", sizes_text, "LIST", "8,16,32,64,128,256,512,1024,2048,4096",
 		"I1 sizes in KiB, 1..1e9, fitted to what valgrind can simulate"),
 	FL_OPT_FLAG("no-mrc", no_mrc, "skip the curves"),
+	FL_OPT_STR("leaf-footprints", leaf_text, "LIST", NULL, "headline footprints also "
+		"measured on the running leaf (validate --simulate: mock, leaf and driver, the "
+		"leaf under callgrind), bytes as --footprint, each moved to the nearest swept "
+		"footprint; at the first --calls value (the leaf gets --extractors-per-story "
+		"round(calls / 16), the driver's 16 stories) and every order (default: the I1 "
+		"and LL sizes of the geometry)", .section = "the running leaf"),
+	FL_OPT_UINT("leaf-requests", leaf_requests, 1, 1000, "N", "3", "requests in a leaf "
+		"point's simulated window (validate --sim-requests)"),
+	FL_OPT_FLAG("no-leaf", no_leaf, "no leaf points: the harness only"),
 	FL_OPT_UINT("jobs", jobs, 1, 64, "N", NULL, "simulations at once (default: the CPUs)",
 		.section = "run"),
 	FL_OPT_REAL("budget-min", budget_min, 0.1, 100000, "M", "25", "estimated wall-time "
@@ -94,7 +103,10 @@ static void study_usage(FILE *fp)
 "cold) reaches it, drawn across patterns in proportion to their variants\n"
 "(frontload-simreq --plan-only --footprint-bytes, native), and each point reports the\n"
 "plan's code bytes and its reuse profile. Footprints that map to the same plan are\n"
-"dropped and listed.\n"
+"dropped and listed. Headline points (--leaf-footprints) are measured twice: the\n"
+"extraction alone (frontload-simreq, the harness) and the running leaf (validate\n"
+"--simulate: mock, leaf and driver, the whole leaf process under callgrind, its\n"
+"simulated window of whole requests), side by side in the report.\n"
 "\n"
 "Writes DIR/study.csv (one row per point), DIR/study.json, DIR/summary.md (the exact\n"
 "command, host, build configuration, geometry, tables, skipped points, limits; the plots\n"
@@ -108,8 +120,11 @@ static void study_usage(FILE *fp)
 	fl_cli_help(fp, &st_cli);
 	fputs(
 "cost: per point (min(functions, (warmup + requests) x calls) + 3000) functions x 1.2 ms\n"
-"of translation + native time x 50, the native time from two short native runs; the\n"
-"estimate is printed before starting, with a progress line per finished point.\n"
+"of translation + native time x 50, the native time from two short native runs; a leaf\n"
+"point 30 s + its translation + (3.5 + --leaf-requests) x 4 x ((calls x native time a\n"
+"call + 6 ms) x 50 + 150 ms): validate's simulated rate is a quarter of one request's\n"
+"time alone. The estimate is printed before starting, with a progress line per finished\n"
+"point.\n"
 "--active-copies is forwarded (the coarse knob: the footprint is drawn from those copies);\n"
 "the study sets --active-functions, --footprint-bytes, --dispatch and --zipf-alpha.\n"
 "\n", fp);
@@ -214,8 +229,14 @@ int st_parse(int argc, char **argv, struct st_args *a, struct fm_run *r)
 	if ((a->bytes_text && parse_list("footprint", a->bytes_text, 1, a->bytes, &a->nbytes)) ||
 	    parse_list("alphas", a->alphas_text, 2, a->alphas, &a->nalphas) ||
 	    parse_list("calls", a->calls_text, 0, a->calls, &a->ncalls) ||
-	    parse_list("mrc-sizes", a->sizes_text, 0, a->sizes_kib, &a->nsizes))
+	    parse_list("mrc-sizes", a->sizes_text, 0, a->sizes_kib, &a->nsizes) ||
+	    (a->leaf_text && parse_list("leaf-footprints", a->leaf_text, 1, a->leaf_bytes,
+	    &a->nleaf)))
 		return -1;
+	if (a->leaf_text && a->no_leaf) {
+		fprintf(stderr, FM_PROG ": --leaf-footprints and --no-leaf: give one\n");
+		return -1;
+	}
 	if (st_bytes(a->mrc_text, &a->mrc_bytes) != 0 || a->mrc_bytes == 0 ||
 	    a->mrc_bytes > ST_MAX_FOOTPRINT) {
 		fprintf(stderr, FM_PROG ": --mrc-footprint: expected bytes 1..1T, got \"%s\"\n",

@@ -2,7 +2,8 @@
  *
  * DIR/points/KEYHASH.json holds one finished point: its key and its figures. The key is
  * everything that changes a point's figures: the point (kind, footprint asked, active
- * functions, order, calls per request, I1 size asked), the run (requests, warm-up, stage,
+ * functions, order, calls per request, I1 size asked; a leaf point's requests and the
+ * leaf's build), the run (requests, warm-up, stage,
  * forwarded knobs, the cache geometry) and the build (config.json, and the size and
  * modification time of frontload-simreq and of the extractor library beside it). A point
  * is taken from the journal only when the whole key matches, so changing any knob, the
@@ -43,7 +44,8 @@ static void st_geo_str(const struct fm_cache *c, char *buf, size_t len)
 /* The point's key (see the top); -1 when it does not fit buf. */
 static int st_key(const struct st_point *q, const struct fm_run *r0, char *buf, size_t len)
 {
-	char lib[4300], simreq_id[64], lib_id[64], g1[48], g2[48], g3[48];
+	char lib[4300], leaf[4300] = "", simreq_id[64], lib_id[64], leaf_id[64];
+	char g1[48], g2[48], g3[48];
 	json_t *build = fm_build_json();
 	char *bs = build ? json_dumps(build, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	const char *slash = strrchr(r0->simreq, '/');
@@ -56,12 +58,18 @@ static int st_key(const struct st_point *q, const struct fm_run *r0, char *buf, 
 	st_geo_str(&r0->geo.i1, g1, sizeof(g1));
 	st_geo_str(&r0->geo.d1, g2, sizeof(g2));
 	st_geo_str(&r0->geo.ll, g3, sizeof(g3));
+	/* A leaf point also depends on the leaf's build and its window's requests. */
+	if (q->kind == ST_LEAF)
+		snprintf(leaf, sizeof(leaf), "%.*s/frontload-leaf", slash ? (int)(slash -
+			r0->simreq) : 1, slash ? r0->simreq : ".");
+	st_file_id(q->kind == ST_LEAF ? leaf : "", leaf_id, sizeof(leaf_id));
 	n = (size_t)snprintf(buf, len, "study-point-v1 kind=%s footprint=%" PRIu64
 		" functions=%" PRIu64 " alpha=%.17g calls=%" PRIu64 " i1=%u requests=%" PRIu64
 		" warmup=%" PRIu64 " stage=%s mix=%d geo=i1:%s,d1:%s,ll:%s simreq=%s library=%s"
-		" build=%s knobs=", q->kind == ST_SWEEP ? "sweep" : "mrc", q->want_bytes,
-		q->nfuncs, q->alpha, q->calls, q->i1_bytes, r0->requests, r0->warmup,
-		r0->stage ? r0->stage : "all", q->kind == ST_SWEEP, g1, g2, g3, simreq_id, lib_id,
+		" leaf=%s leaf_requests=%" PRIu64 " build=%s knobs=", st_kind_str(q->kind),
+		q->want_bytes, q->nfuncs, q->alpha, q->calls, q->i1_bytes, r0->requests,
+		r0->warmup, r0->stage ? r0->stage : "all", q->kind == ST_SWEEP, g1, g2, g3,
+		simreq_id, lib_id, leaf_id, q->lreq,
 		bs ? bs : "none");
 	free(bs);
 	json_decref(build);

@@ -105,7 +105,40 @@ static struct st_point *st_add(struct st_point *p, size_t *n, int kind, uint64_t
 	return q;
 }
 
-/* The point list: sweep points, then the curves. */
+void st_leaf_footprints(struct st_args *a, const struct fm_run *r0)
+{
+	uint64_t want[ST_MAX_LIST];
+	size_t nwant = 0;
+
+	if (a->no_leaf) {
+		a->nleaf = 0;
+		return;
+	}
+	if (a->leaf_text) {
+		memcpy(want, a->leaf_bytes, a->nleaf * sizeof(want[0]));
+		nwant = a->nleaf;
+	} else {
+		want[nwant++] = r0->geo.i1.size;
+		want[nwant++] = r0->geo.ll.size;
+	}
+	a->nleaf = 0;
+	for (size_t w = 0; w < nwant; w++) {
+		size_t best = 0;
+
+		for (size_t i = 1; i < a->nbytes; i++)
+			if (fabs(log((double)a->bytes[i] / (double)want[w])) <
+			    fabs(log((double)a->bytes[best] / (double)want[w])))
+				best = i;
+		int dup = 0;
+		for (size_t k = 0; k < a->nleaf; k++)
+			dup |= a->leaf_bytes[k] == a->bytes[best];
+		if (!dup)
+			a->leaf_bytes[a->nleaf++] = a->bytes[best];
+	}
+}
+
+/* The point list: sweep points, the leaf points (the sweep's at the first calls value and
+ * the leaf footprints), then the curves. */
 size_t st_points(const struct st_args *a, const struct fm_run *r0,
 	struct st_point *p)
 {
@@ -116,6 +149,17 @@ size_t st_points(const struct st_args *a, const struct fm_run *r0,
 			for (size_t k = 0; k < a->ncalls && n < ST_MAX_POINTS; k++)
 				st_add(p, &n, ST_SWEEP, a->bytes[i], a->alphas[j], a->calls[k],
 					r0->geo.i1.size);
+	for (size_t j = 0; j < a->nalphas; j++)
+		for (size_t i = 0; i < a->nleaf && n < ST_MAX_POINTS; i++) {
+			struct st_point *q = st_add(p, &n, ST_LEAF, a->leaf_bytes[i], a->alphas[j],
+				a->calls[0], r0->geo.i1.size);
+
+			/* The leaf's calls per request: extractors per story x the stories. */
+			q->eps = (a->calls[0] + ST_LEAF_STORIES / 2) / ST_LEAF_STORIES;
+			if (q->eps == 0)
+				q->eps = 1;
+			q->lreq = a->leaf_requests;
+		}
 	for (size_t j = 0; !a->no_mrc && j < a->nalphas; j++)
 		for (size_t i = 0; i < a->nsizes && n < ST_MAX_POINTS; i++)
 			st_add(p, &n, ST_MRC, a->mrc_bytes, a->alphas[j], a->mrc_calls,
@@ -123,13 +167,13 @@ size_t st_points(const struct st_args *a, const struct fm_run *r0,
 	return n;
 }
 
-/* A sweep point whose plan is an earlier one's (same functions, order, calls) is dropped
- * as a duplicate. */
+/* A sweep (leaf) point whose plan is an earlier sweep (leaf) point's (same functions,
+ * order, calls) is dropped as a duplicate. */
 void st_dedupe(struct st_point *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; p[i].kind == ST_SWEEP && !p[i].skipped && k < i; k++)
-			if (p[k].kind == ST_SWEEP && p[k].calls == p[i].calls &&
+		for (size_t k = 0; p[i].kind != ST_MRC && !p[i].skipped && k < i; k++)
+			if (p[k].kind == p[i].kind && p[k].calls == p[i].calls &&
 			    p[k].alpha == p[i].alpha && p[k].nfuncs == p[i].nfuncs && !p[k].skipped &&
 			    !p[k].failed) {
 				char o[32];
@@ -154,8 +198,10 @@ void st_budget(const struct st_args *a, const struct st_model *m,
 		q->eta_s = fm_sim_eta(native, (double)q->nfuncs, (double)q->calls, a->warmup,
 			a->requests);
 		/* Mix runs also disassemble and join: about a fifth more. */
-		if (q->kind == ST_SWEEP)
+		if (q->kind != ST_MRC)
 			q->eta_s *= 1.2;
+		if (q->kind == ST_LEAF)
+			q->eta_s = st_leaf_eta(m, q);
 	}
 	/* Fit the budget: drop the most expensive points first. */
 	for (;;) {

@@ -41,6 +41,7 @@ static const char *const st_cols[ST_NFIG] = {
 	"l1i_mpki", "ll_code_mpki", "cond_branch_mpki", "indirect_branch_mpki",
 	"cond_branch_pct", "cond_taken_pct", "call_ret_pct", "mem_pct", "scalar_fp_pct",
 	"div_pct", "insns_per_taken_branch", "insns_per_request",
+	"generated_ir_pct", "generated_l1i_miss_pct",
 };
 
 const char *st_fig_name(int c)
@@ -65,6 +66,7 @@ void st_fill_figures(struct st_point *q)
 	v[9] = x->insns ? sh(x->int_div + x->fp_div, x->insns) : NAN;
 	v[10] = x->taken_branches ? x->insns_per_taken : NAN;
 	v[11] = (double)x->ir_hw / req; /* each rep string execution once (mix.h) */
+	v[12] = v[13] = NAN;            /* the harness's objects are not split: leaf only */
 }
 
 /* CSV columns: a point's figures (NAN = not measured). */
@@ -106,8 +108,10 @@ static const char *st_status(const struct st_point *q)
 
 /* Columns: 1 kind, 2 footprint_bytes (asked), 3 active_functions, 4 dispatch, 5
  * zipf_alpha, 6..14 st_plan_cols, 15 calls_per_request, 16 i1_bytes, 17 status, 18..29
- * st_cols (18 l1i_mpki, 19 ll_code_mpki), 30 sim_wall_s, 31 estimate_s. study.gp reads
- * them by number. */
+ * st_cols (18 l1i_mpki, 19 ll_code_mpki), 30 sim_wall_s, 31 estimate_s, then the leaf
+ * points' own: 32 generated_ir_pct, 33 generated_l1i_miss_pct, 34
+ * leaf_extractors_per_story (the leaf's calls per request: it x ST_LEAF_STORIES). study.gp
+ * reads them by number. */
 int st_write_csv(const char *dir, const struct st_point *p, size_t n)
 {
 	char path[4200];
@@ -123,12 +127,13 @@ int st_write_csv(const char *dir, const struct st_point *p, size_t n)
 	fprintf(fp, ",calls_per_request,i1_bytes,status");
 	for (int c = 0; c < 12; c++)
 		fprintf(fp, ",%s", st_cols[c]);
-	fprintf(fp, ",sim_wall_s,estimate_s\n");
+	fprintf(fp, ",sim_wall_s,estimate_s,%s,%s,leaf_extractors_per_story\n", st_cols[12],
+		st_cols[13]);
 	for (size_t i = 0; i < n; i++) {
 		const struct st_point *q = &p[i];
-		double v[12], pv[9];
+		double v[ST_NFIG], pv[9];
 
-		fprintf(fp, "%s,%llu,%llu,%s,", q->kind == ST_SWEEP ? "sweep" : "mrc",
+		fprintf(fp, "%s,%llu,%llu,%s,", st_kind_str(q->kind),
 			(unsigned long long)q->want_bytes, (unsigned long long)q->nfuncs,
 			q->alpha < 0 ? "flat" : "zipf");
 		if (q->alpha >= 0)
@@ -150,7 +155,18 @@ int st_write_csv(const char *dir, const struct st_point *p, size_t n)
 			for (int c = 0; c < 13; c++)
 				fputc(',', fp);
 		}
-		fprintf(fp, ",%.1f\n", q->eta_s);
+		fprintf(fp, ",%.1f,", q->eta_s);
+		if (q->done) {
+			fnum(fp, v[12]);
+			fputc(',', fp);
+			fnum(fp, v[13]);
+		} else {
+			fputc(',', fp);
+		}
+		fputc(',', fp);
+		if (q->kind == ST_LEAF)
+			fprintf(fp, "%llu", (unsigned long long)q->eps);
+		fputc('\n', fp);
 	}
 	return fclose(fp) == 0 ? 0 : -1;
 }
@@ -215,6 +231,20 @@ static void st_gp_footprint(FILE *fp, const struct st_point *p, size_t n,
 				first = 0;
 			}
 		}
+	/* The leaf points: the whole leaf process's L1i MPKI, as marks. */
+	for (size_t j = 0; j < a->nalphas; j++) {
+		char o[32];
+
+		if (!st_has(p, n, ST_LEAF, a->alphas[j], 0, 0))
+			continue;
+		st_order_str(a->alphas[j], o, sizeof(o));
+		fprintf(fp, "%s%s'study.csv' using (strcol(17) eq \"ok\" && strcol(1) eq "
+			"\"leaf\" && ", first ? head : "", first ? "" : ", ");
+		st_gp_order(fp, a->alphas[j]);
+		fprintf(fp, " ? $6 : 1/0):18 with points pt 7 ps 1.5 lc %zu title 'L1i %s, the "
+			"running leaf'", j * a->ncalls + 1, o);
+		first = 0;
+	}
 	if (!first)
 		fprintf(fp, "%s", tail);
 }
@@ -339,7 +369,7 @@ static void st_sum_sweep(FILE *fp, const struct st_point *p, size_t n)
 		"---:|---:|---:|---:|---|\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct st_point *q = &p[i];
-		double v[12];
+		double v[ST_NFIG];
 
 		if (q->kind != ST_SWEEP)
 			continue;
@@ -364,6 +394,83 @@ static void st_sum_sweep(FILE *fp, const struct st_point *p, size_t n)
 				fputs(" - |", fp);
 			fprintf(fp, " %s: %s |\n", st_status(q), q->why);
 		}
+	}
+}
+
+/* The harness's sweep point of a leaf point (same plan, order and calls), or NULL. */
+static const struct st_point *st_twin(const struct st_point *p, size_t n,
+	const struct st_point *l)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].kind == ST_SWEEP && p[i].want_bytes == l->want_bytes &&
+		    p[i].alpha == l->alpha && p[i].calls == l->calls)
+			return &p[i];
+	return NULL;
+}
+
+/* Leaf points beside their harness twins. */
+static void st_sum_leaf(FILE *fp, const struct st_point *p, size_t n, const struct st_args *a)
+{
+	char b1[32], b2[32], o[32], d1[32];
+	int any = 0;
+
+	for (size_t i = 0; i < n; i++)
+		any |= p[i].kind == ST_LEAF;
+	if (!any)
+		return;
+	fprintf(fp, "\n## The running leaf beside the extraction alone\n\n"
+		"Headline points measured twice: the harness (frontload-simreq: the request path "
+		"in process, no network, TLS or fanout) and the running leaf (validate --simulate: "
+		"mock, leaf and driver as frontload run starts them, the whole leaf process under "
+		"callgrind over a window of %llu whole requests, every thread). The leaf's calls "
+		"per request are --extractors-per-story x the driver's %d stories. Leaf MPKI is per "
+		"1000 instructions of the whole process (TLS, zstd, libc, OpenBLAS, fanout "
+		"included); \"generated\" is the extractor library's share of the leaf's "
+		"instructions and of its L1i misses.\n\n", (unsigned long long)a->leaf_requests,
+		ST_LEAF_STORIES);
+	fprintf(fp, "| footprint | functions | order | calls/req harness / leaf | L1i MPKI "
+		"harness | L1i MPKI leaf | LL code MPKI harness | LL code MPKI leaf | cond br "
+		"MPKI harness | cond br MPKI leaf | generated %% of leaf Ir | generated %% of leaf "
+		"L1i misses | instructions/request harness | instructions/request leaf | leaf "
+		"status |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		"---|\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct st_point *l = &p[i], *h;
+		static const double none[ST_NFIG] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+			NAN, NAN, NAN, NAN, NAN, NAN };
+		const double *hv, *lv;
+
+		if (l->kind != ST_LEAF)
+			continue;
+		h = st_twin(p, n, l);
+		hv = h && h->done ? h->fig : none;
+		lv = l->done ? l->fig : none;
+		st_order_str(l->alpha, o, sizeof(o));
+		fprintf(fp, "| %s | %llu (%s) | %s | %llu / %llu |",
+			st_bstr((double)l->want_bytes, b1, sizeof(b1)), (unsigned long long)l->nfuncs,
+			st_bstr(l->code, b2, sizeof(b2)), o, (unsigned long long)l->calls,
+			(unsigned long long)(l->eps * ST_LEAF_STORIES));
+		const int cols[] = { 0, 1, 2 };
+		for (int c = 0; c < 3; c++) {
+			fputc(' ', fp);
+			md_num(fp, hv[cols[c]], "%.2f");
+			fputs(" | ", fp);
+			md_num(fp, lv[cols[c]], "%.2f");
+			fputs(" |", fp);
+		}
+		fputc(' ', fp);
+		md_num(fp, lv[12], "%.1f");
+		fputs(" | ", fp);
+		md_num(fp, lv[13], "%.1f");
+		fputs(" | ", fp);
+		md_num(fp, hv[11], "%.3g");
+		fputs(" | ", fp);
+		md_num(fp, lv[11], "%.3g");
+		if (l->done)
+			fprintf(fp, " | ok (%s%s) |\n", fm_dur_str(l->sim.wall_s, d1, sizeof(d1)),
+				l->resumed ? ", an earlier run" : "");
+		else
+			fprintf(fp, " | %s: %s |\n", st_status(l), l->why);
 	}
 }
 
@@ -459,6 +566,8 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	st_sum_sweep(fp, p, n);
 	rd_plot(fp, dir, plots_ok, "mpki_vs_footprint", "L1i and LL code MPKI vs code footprint");
 	rd_sweep(fp, p, n, a, r0);
+	st_sum_leaf(fp, p, n, a);
+	rd_leaf(fp, p, n);
 	rd_calls(fp, p, n, a, dir, plots_ok);
 	if (!a->no_mrc) {
 		st_sum_mrc(fp, p, n, a, r0);
@@ -486,9 +595,9 @@ void st_write_json(const char *dir, const struct st_point *p, size_t n, const ch
 
 	for (size_t i = 0; i < n; i++) {
 		const struct st_point *q = &p[i];
-		double v[12], pv[9];
+		double v[ST_NFIG], pv[9];
 		json_t *o = json_pack("{s:s,s:I,s:I,s:s,s:o,s:I,s:I,s:s,s:f}", "kind",
-			q->kind == ST_SWEEP ? "sweep" : "mrc", "footprint_bytes",
+			st_kind_str(q->kind), "footprint_bytes",
 			(json_int_t)q->want_bytes, "active_functions", (json_int_t)q->nfuncs,
 			"dispatch", q->alpha < 0 ? "flat" : "zipf", "zipf_alpha", q->alpha < 0 ?
 			json_null() : json_real(q->alpha), "calls_per_request", (json_int_t)q->calls,
@@ -499,6 +608,10 @@ void st_write_json(const char *dir, const struct st_point *p, size_t n, const ch
 		for (int c = 0; c < 9; c++)
 			json_object_set_new(o, st_plan_cols[c], isfinite(pv[c]) ? json_real(pv[c]) :
 				json_null());
+		if (q->kind == ST_LEAF)
+			json_object_set_new(o, "leaf", json_pack("{s:I,s:I,s:I}",
+				"extractors_per_story", (json_int_t)q->eps, "calls_per_request",
+				(json_int_t)(q->eps * ST_LEAF_STORIES), "requests", (json_int_t)q->lreq));
 
 		if (q->done) {
 			st_row(q, v);
@@ -506,6 +619,9 @@ void st_write_json(const char *dir, const struct st_point *p, size_t n, const ch
 				json_object_set_new(o, st_cols[c], isfinite(v[c]) ? json_real(v[c]) :
 					json_null());
 			json_object_set_new(o, "command", json_string(q->sim.cmd));
+			for (int c = 12; c < ST_NFIG; c++)
+				json_object_set_new(o, st_cols[c], isfinite(v[c]) ? json_real(v[c]) :
+					json_null());
 			json_object_set_new(o, "resumed", json_boolean(q->resumed));
 		} else {
 			json_object_set_new(o, "why", json_string(q->why));

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,28 @@
 #include "simrun.h"
 #include "targets.h"
 #include "validate_leaf.h"
+
+/* The signal (SIGINT, SIGTERM) that stops validate, 0 while none: written by the handler,
+ * read by every wait of the service (fm_leaf_cfg.stop), which then fails, so the run stops
+ * mock, leaf and driver (they lead process groups of their own: a terminal's Ctrl-C or a
+ * study's SIGTERM reaches only this process) and validate exits 128 + the signal. */
+static volatile sig_atomic_t vl_stop_signal;
+
+static void vl_on_signal(int sig)
+{
+	vl_stop_signal = sig;
+}
+
+static void vl_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = vl_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 /* ---- the runs' argv ---- */
 
@@ -328,8 +351,10 @@ int fm_validate_leaf_main(int argc, char **argv)
 		goto fail;
 
 	/* Native run: stage clock, PMU groups, profile. */
+	vl_install_signals();
 	struct fm_leaf_cfg nc = { .bindir = bindir, .dir = tmp, .tag = "native", .tls = a.tls,
-		.seed = a.seed, .timeout_s = a.timeout_s, .ready_s = 120 };
+		.seed = a.seed, .timeout_s = a.timeout_s, .ready_s = 120,
+		.stop = &vl_stop_signal };
 	vl_leaf_flags(&a, &nc, pool, &npool, 0);
 	prof.want = a.profile;
 	snprintf(prof.data, sizeof prof.data, "%s/native-perf.data", tmp);
@@ -338,6 +363,8 @@ int fm_validate_leaf_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": native run failed: %s\n", nat.err);
 		goto done;
 	}
+	if (vl_stop_signal)
+		goto done;
 	sw = fm_stage_window(nat.before, nat.after);
 	pmu = fm_pmu_window(nat.before, nat.after);
 	if (prof.want && prof.why[0] == '\0') {
@@ -356,7 +383,8 @@ int fm_validate_leaf_main(int argc, char **argv)
 		snprintf(sim_why, sizeof sim_why, "--hardware: no simulated run");
 	} else {
 		struct fm_leaf_cfg sc = { .bindir = bindir, .dir = tmp, .tag = "sim", .tls = a.tls,
-			.seed = a.seed, .timeout_s = a.timeout_s, .ready_s = 900 };
+			.seed = a.seed, .timeout_s = a.timeout_s, .ready_s = 900,
+			.stop = &vl_stop_signal };
 		vl_leaf_flags(&a, &sc, pool, &npool, 1);
 		vl_wrap(&geo, tmp, &sc, pool, &npool);
 		sim_qps = a.sim_qps > 0 ? a.sim_qps : vl_sim_rate(&a, &nat, sw);
@@ -483,6 +511,11 @@ int fm_validate_leaf_main(int argc, char **argv)
 fail:
 	fprintf(stderr, FM_PROG ": %s\n", err);
 done:
+	if (vl_stop_signal) {
+		fprintf(stderr, FM_PROG ": interrupted by signal %d (%s): mock, leaf and driver "
+			"stopped, nothing judged\n", (int)vl_stop_signal, strsignal(vl_stop_signal));
+		rc = 128 + vl_stop_signal;
+	}
 	if (tmp[0]) {
 		vl_keep(tmp, a.keep);
 		fm_rmtree(tmp);

@@ -54,25 +54,18 @@ static const struct fl_cli_opt vl_opts[] = {
 };
 #undef FL_CLI_OBJ
 
-/* The simreq knobs frontload-leaf does not take: they shape the request stream, which is
- * frontload-driver's here (or simreq's corpus), so the leaf would refuse them at start. */
-static const char *const vl_not_leaf[] = { "calls-per-request", "corpus-mb",
-	"max-request-bytes", "method", "request-bytes", "sessions", "stories", "story-bytes",
-	"zstd", "zstd-frames", NULL };
-
 /* A leaf knob: --seed is the run's (kept here), any other is passed to the leaf. */
 static int vl_take_knob(void *obj, const struct fl_cli_opt *o, const char *val, char *err,
 	size_t errlen)
 {
 	struct vl_args *a = obj;
 
-	for (int i = 0; vl_not_leaf[i]; i++)
-		if (strcmp(o->name, vl_not_leaf[i]) == 0) {
-			snprintf(err, errlen, "--%s is not a frontload-leaf knob (the request "
-				"stream is the driver's: give it in --driver-args if the driver takes "
-				"it)", o->name);
-			return -1;
-		}
+	if (fm_knob_not_leaf(o->name)) {
+		snprintf(err, errlen, "--%s is not a frontload-leaf knob (the request "
+			"stream is the driver's: give it in --driver-args if the driver takes "
+			"it)", o->name);
+		return -1;
+	}
 	if (strcmp(o->name, "seed") == 0)
 		return fl_cli_parse_uint(val, &a->seed);  /* range-checked by the table */
 	if (a->nknobs + 2 >= FM_MAX_KNOBS) {
@@ -161,7 +154,8 @@ static void vl_usage(FILE *fp)
 "  wall_s. A figure not measured is null, never 0.\n"
 "\n"
 "exit status: 0 every measured target met, 3 a target missed or the window was not\n"
-"whole, 1 a run failed, 2 usage error.\n", fp);
+"whole, 1 a run failed, 2 usage error, 130 / 143 interrupted by SIGINT / SIGTERM (mock,\n"
+"leaf and driver stopped first; nothing judged).\n", fp);
 }
 
 int vl_parse(int argc, char **argv, struct vl_args *a)

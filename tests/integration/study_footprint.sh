@@ -1,15 +1,18 @@
 #!/bin/sh
 # study_footprint.sh: the plan's footprint and call-order knobs end to end, and a
-# two-point frontload-measure study over them.
+# two-point frontload-measure study over them, with one point also on the running leaf.
 #
 # First frontload-simreq --plan-only (native): --active-functions 1 works, N above the
 # library is a clear error, executed code bytes (from the library's symbols) grow with N
 # and split into hot + cold, --footprint-bytes takes the fewest functions whose code
-# reaches it, a Zipf plan reports a reuse profile shorter than the flat walk's. Then study --footprint 16K,256K --alphas 1 (two simulated points, Zipf alpha 1,
-# 2000 calls per request, one request each, no curve): the report's files are written,
-# both points measured, the active functions and executed code bytes grow with the
-# footprint, summary.md reads the sweep and has its anchors, report.html is one
-# self-contained HTML document, and every knob's --help states its unit and range.
+# reaches it, a Zipf plan reports a reuse profile shorter than the flat walk's. Then study
+# --footprint 16K,256K --alphas 1 --leaf-footprints 20K (two simulated points, Zipf alpha
+# 1, 2000 calls per request, one request each, no curve; the 16K point again on the
+# running leaf): the report's files are written, every point measured, the active
+# functions and executed code bytes grow with the footprint, the leaf point has the same
+# plan and the leaf's figures, summary.md reads the sweep and the leaf point and has its
+# anchors, report.html is one self-contained HTML document, and every knob's --help
+# states its unit and range.
 # Env: FL_BUILDDIR (binaries), FL_SRCDIR. Exit 0/1, 77 to skip (no valgrind, or a
 # sanitizer build valgrind cannot run); the last line is a one-line summary or the reason.
 set -u
@@ -91,7 +94,8 @@ if [ -n "${FL_SANITIZERS:-}" ]; then
 fi
 O=$T/study
 timeout 600 "$M" study --lib "$L" --footprint 16K,256K --alphas 1 --calls 2000 --requests 1 \
-	--warmup 0 --no-mrc --corpus-mb 4 --jobs 2 --quiet --out "$O" >"$T/out" 2>"$T/err" ||
+	--warmup 0 --no-mrc --leaf-footprints 20K --leaf-requests 2 --corpus-mb 4 --jobs 2 \
+	--quiet --out "$O" >"$T/out" 2>"$T/err" ||
 	fail "study exited $?: $(tail -n 3 "$T/err")"
 for f in summary.md study.csv study.json study.gp; do
 	[ -s "$O/$f" ] || fail "study wrote no $f"
@@ -102,18 +106,36 @@ if command -v gnuplot >/dev/null 2>&1; then
 	done
 fi
 J=$O/study.json
-[ "$(jq '.points | length' "$J")" = 2 ] || fail "study.json: $(jq '.points | length' "$J") points"
-[ "$(jq '[.points[] | select(.status == "ok")] | length' "$J")" = 2 ] ||
+[ "$(jq '.points | length' "$J")" = 3 ] || fail "study.json: $(jq '.points | length' "$J") points"
+[ "$(jq '[.points[] | select(.status == "ok")] | length' "$J")" = 3 ] ||
 	fail "not every point measured: $(jq -c '[.points[] | .why]' "$J")"
 jq -e '[.points[] | .dispatch == "zipf" and .zipf_alpha == 1 and
 	(.l1i_mpki | type) == "number" and (.reuse_p50_hot_bytes | type) == "number"] | all' \
 	"$J" >/dev/null || fail "a point lacks its order, MPKI or reuse: $(jq -c .points "$J")"
+[ "$(jq -r '[.points[] | .kind] | join(",")' "$J")" = sweep,sweep,leaf ] ||
+	fail "points: $(jq -c '[.points[] | .kind]' "$J"), want two sweep points and a leaf point"
 f1=$(jq '.points[0].active_functions' "$J"); f2=$(jq '.points[1].active_functions' "$J")
 c1=$(jq '.points[0].code_bytes' "$J"); c2=$(jq '.points[1].code_bytes' "$J")
 [ "$f2" -gt "$f1" ] || fail "active functions do not grow: $f1 -> $f2"
 awk "BEGIN { exit !($c2 > $c1 && $c1 >= 16384 && $c2 >= 262144) }" ||
 	fail "code bytes do not grow past the footprints asked: $c1 -> $c2"
 grep -q "| 16 KiB | $f1 |" "$O/summary.md" || fail "summary.md has no 16 KiB row"
+# The leaf point (--leaf-footprints 20K moves to the nearest swept footprint, 16K): the
+# same plan on the running leaf, its whole process simulated, 2000 calls a request (125
+# extractors per story x 16 stories), the generated library's shares measured.
+jq -e '.points[2] | .footprint_bytes == 16384 and .leaf.extractors_per_story == 125 and
+	.leaf.calls_per_request == 2000 and .leaf.requests == 2 and
+	(.l1i_mpki | type) == "number" and .generated_ir_pct > 0 and .generated_ir_pct < 100 and
+	(.generated_l1i_miss_pct | type) == "number" and .insns_per_request > 0' "$J" >/dev/null ||
+	fail "the leaf point lacks its figures: $(jq -c '.points[2]' "$J")"
+[ "$(jq '.points[2].active_functions' "$J")" = "$f1" ] || fail "the leaf point's plan is not the 16 KiB sweep point's"
+jq -e '.points[0].generated_ir_pct == null' "$J" >/dev/null ||
+	fail "a harness point reports the leaf-only generated_ir_pct"
+grep -q '^## The running leaf beside the extraction alone' "$O/summary.md" ||
+	fail "summary.md has no leaf section"
+grep -q "^- [0-9.]* KiB, zipf a=1: the running leaf [0-9.]* L1i MPKI against the harness's [0-9.]*" \
+	"$O/summary.md" || fail "summary.md has no reading of the leaf point: $(grep 'running leaf' "$O/summary.md")"
+ml=$(jq '.points[2].l1i_mpki * 100 | round / 100' "$J")
 # The report people read: summary.md's reading of the sweep and its anchors, and
 # report.html, one self-contained HTML document (the SVG plots inline, not linked).
 grep -q '^## Anchors' "$O/summary.md" || fail "summary.md has no Anchors section"
@@ -132,4 +154,4 @@ if grep -q '<img src="[^"]*\.svg"' "$H"; then
 	fail "report.html links an SVG instead of inlining it: $(grep -o '<img src="[^"]*"' "$H")"
 fi
 m1=$(jq '.points[0].l1i_mpki * 100 | round / 100' "$J"); m2=$(jq '.points[1].l1i_mpki * 100 | round / 100' "$J")
-echo "plans: code bytes N=1 $b1, N=64 $b64, all $ball; study: $f1 -> $f2 functions, $c1 -> $c2 code bytes, L1i MPKI $m1 -> $m2; report.html $(wc -c <"$H") bytes"
+echo "plans: code bytes N=1 $b1, N=64 $b64, all $ball; study: $f1 -> $f2 functions, $c1 -> $c2 code bytes, L1i MPKI $m1 -> $m2 (the running leaf at $f1 functions: $ml); report.html $(wc -c <"$H") bytes"

@@ -42,7 +42,7 @@ J=$O/study.json
 EXEC=
 study() {
 	$EXEC "$M" study --lib "$L" --footprint 16K,64K --alphas 1 --calls 500 --requests "$1" \
-		--warmup 0 --no-mrc --corpus-mb 4 --jobs 1 --out "$O"
+		--warmup 0 --no-mrc --no-leaf --corpus-mb 4 --jobs 1 --out "$O"
 }
 
 # 1. Interrupted once the first point is journalled.

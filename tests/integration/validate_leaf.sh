@@ -2,7 +2,8 @@
 # validate_leaf.sh: `frontload-measure validate` on the running leaf, end to end: mock, leaf
 # and driver started, a native window and a simulated one (the leaf under callgrind), each
 # holding only whole, successful requests; the per-object and the per-pool Ir add up to the
-# process's; every judged figure names its path; nothing unmeasured is a number.
+# process's; every judged figure names its path; nothing unmeasured is a number; SIGTERM
+# stops the service it started.
 # fl-test: retries=1
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
 . "$FL_SRCDIR/tests/integration/common.inc"
@@ -64,5 +65,26 @@ case $pmu in
 esac
 prof=$(q '.profile | if type == "string" then . else "samples \(.samples)" end')
 case $prof in 'unsupported: '* | 'samples '[1-9]*) ;; *) fail "profile: $prof" ;; esac
+
+# 4. SIGTERM mid-window: validate stops the mock, leaf and driver it started (they lead
+# process groups of their own, so the signal reaches only validate), exits 143, and no
+# process of the run is left (the leaf and the driver carry the run's unique --seed).
+"$M" validate --warmup 1 --window 60 --qps 5 --no-profile --seed 424242 \
+	--leaf-args "--active-copies 1" >"$T/out2" 2>"$T/err2" &
+vp=$!
+i=0
+until grep -q 'native run: measured window' "$T/err2" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -le 300 ] || { kill -9 "$vp"; fail "validate never reached its window: $(tail -n 3 "$T/err2")"; }
+	sleep 0.1
+done
+kill -TERM "$vp"
+wait "$vp"
+trc=$?
+assert_eq "$trc" 143 "validate's exit status after SIGTERM"
+sleep 0.5
+left=$(pgrep -f -- '--seed 424242' | tr '\n' ' ')
+[ -z "$left" ] || { pkill -9 -f -- '--seed 424242'; fail "processes left after SIGTERM: $left"; }
+grep -q 'interrupted by signal 15' "$T/err2" || fail "validate did not say it was interrupted: $(tail -n 2 "$T/err2")"
 
 echo "validate (leaf): native $(q '.native.driver_step.sent') + simulated $(q '.simulated.driver_step.sent') whole requests, process Ir $ir = objects = pools, L1i MPKI $(printf %.2f "$mpki"), profile $prof, PMU ${pmu%%:*}, exit $rc, ${wall} s"
