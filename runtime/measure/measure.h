@@ -8,5 +8,6 @@ int fm_validate_leaf_main(int argc, char **argv); /* default: the running leaf *
 int fm_mix_main(int argc, char **argv);
 int fm_calibrate_main(int argc, char **argv);
 int fm_study_main(int argc, char **argv);
+int fm_scale_main(int argc, char **argv);
 
 #endif

@@ -6,7 +6,7 @@
 #include "mutil.h"
 
 static const char usage_text[] =
-"usage: " FM_PROG " validate|mix|calibrate|study [options]   (--help after any of them)\n"
+"usage: " FM_PROG " validate|mix|calibrate|study|scale [options]   (--help after any)\n"
 "\n"
 "Measures the front-end load frontload puts on a CPU and checks it against published\n"
 "production targets (results/targets/production.json, each with its source).\n"
@@ -19,6 +19,8 @@ static const char usage_text[] =
 "  calibrate  find calls per request (then the body share) that give a target L1i MPKI\n"
 "  study      sweep footprint x calls per request, plus an L1i miss-ratio curve; writes\n"
 "             study.csv, summary.md and gnuplot plots\n"
+"  scale      the scaling study: frontload run per configuration of instances x\n"
+"             RANKER threads; QPS, QPS per CPU, p95, IPC and L1i MPKI per configuration\n"
 "\n"
 "Two measurement paths: hardware (perf counters around the measured window: the leaf's\n"
 "per-pool PMU groups, or frontload-simreq's with --harness; where the host has no PMU\n"
@@ -57,7 +59,9 @@ int main(int argc, char **argv)
 		return fm_calibrate_main(argc - 1, argv + 1);
 	if (strcmp(sub, "study") == 0)
 		return fm_study_main(argc - 1, argv + 1);
-	fprintf(stderr, FM_PROG ": unknown subcommand \"%s\" (validate, mix, calibrate, study; "
-		"see --help)\n", sub);
+	if (strcmp(sub, "scale") == 0)
+		return fm_scale_main(argc - 1, argv + 1);
+	fprintf(stderr, FM_PROG ": unknown subcommand \"%s\" (validate, mix, calibrate, study, "
+		"scale; see --help)\n", sub);
 	return FM_EXIT_USAGE;
 }

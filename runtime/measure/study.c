@@ -20,6 +20,7 @@
 #include "mutil.h"
 #include "simrun.h"
 #include "osfile.h"
+#include "report_html.h"
 #include "study.h"
 
 /* The signal (SIGINT, SIGTERM) that interrupted the study, 0 while none: written by the
@@ -348,7 +349,7 @@ int fm_study_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": gnuplot failed (see %s/gnuplot.log)\n", dir);
 	st_write_summary(dir, points, n, &a, &r, notes, command, total_s, fm_now() - t0, &m,
 		plots_ok);
-	if (st_write_html(dir, err, sizeof(err)) != 0)
+	if (fm_write_report_html(dir, "study", err, sizeof(err)) != 0)
 		fprintf(stderr, FM_PROG ": warning: %s/report.html not written: %s\n", dir, err);
 	st_write_json(dir, points, n, command, notes, &m, &r, (int)st_stop_signal);
 	for (size_t i = 0; i < n; i++)

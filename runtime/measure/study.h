@@ -167,8 +167,4 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
  * failure to write is printed. */
 void st_write_json(const char *dir, const struct st_point *p, size_t n, const char *command,
 	json_t *notes, const struct st_model *m, const struct fm_run *r0, int stop_signal);
-/* DIR/report.html (study_html.c): DIR/summary.md rendered as one self-contained HTML page,
- * its SVG plots inline (a missing one becomes a note). 0, or -1 with err filled. */
-int st_write_html(const char *dir, char *err, size_t errlen);
-
 #endif

@@ -323,6 +323,7 @@ static const struct fl_cmd fl_cmds[] = {
 	{ "mix", fl_cmd_measure, "dynamic instruction mix of the request path (callgrind)" },
 	{ "calibrate", fl_cmd_measure, "find calls per request that hit a target L1i MPKI" },
 	{ "study", fl_cmd_measure, "the I-cache MPKI study: sweep footprint and calls per request" },
+	{ "scale", fl_cmd_measure, "the scaling study: instances x ranker threads on the same CPUs" },
 };
 #define FL_NCMDS (sizeof fl_cmds / sizeof fl_cmds[0])
 

@@ -1,7 +1,7 @@
-/* study_html.c: frontload-measure study's report.html: DIR/summary.md rendered with
- * cmark-gfm (GitHub-flavoured markdown with its table extension) into one complete HTML
- * document whose plots are the study's own SVG files, inlined, so the page needs no other
- * file. */
+/* report_html.c: a report directory's report.html (study, scale): DIR/summary.md rendered
+ * with cmark-gfm (GitHub-flavoured markdown with its table extension) into one complete
+ * HTML document whose plots are the directory's own SVG files, inlined, so the page needs
+ * no other file. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 
 #include "mutil.h"
 #include "osfile.h"
-#include "study.h"
+#include "report_html.h"
 
-#define HT_MAX_FILE (64u << 20)  /* summary.md or a plot: larger is not the study's own */
+#define HT_MAX_FILE (64u << 20)  /* summary.md or a plot: larger is not the report's own */
 
 static const char ht_css[] =
 	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;"
@@ -136,14 +136,14 @@ static void ht_title(FILE *fp, const char *md)
 	const char *t = strncmp(md, "# ", 2) == 0 ? md : strstr(md, "\n# ");
 
 	if (t == NULL) {
-		fputs("frontload front-end study", fp);
+		fputs("frontload report", fp);
 		return;
 	}
 	t += t == md ? 2 : 3;
 	ht_escape(fp, t, strcspn(t, "\r\n"));
 }
 
-/* A plot's name as the study writes it: a plain file name in DIR ending in ".svg". */
+/* A plot's name as the report writes it: a plain file name in DIR ending in ".svg". */
 static int ht_svg_name(const char *s, size_t n)
 {
 	if (n < 5 || n > 200 || strncmp(s + n - 4, ".svg", 4) != 0 || s[0] == '.')
@@ -183,7 +183,7 @@ static void ht_put_svg(FILE *fp, const char *svg, const char *pre)
 }
 
 /* One <img ...> tag the renderer wrote (tag, len bytes, src inside it): DIR/src inline
- * when it is one of the study's SVG plots, a visible note when it cannot be read; any
+ * when it is one of the report's SVG plots, a visible note when it cannot be read; any
  * other image is left as it is. */
 static void ht_image(FILE *fp, const char *dir, const char *tag, size_t len, int k)
 {
@@ -201,7 +201,7 @@ static void ht_image(FILE *fp, const char *dir, const char *tag, size_t len, int
 	if (!ht_svg_name(src, sn)) {
 		fputs("<span class=\"missing\">plot ", fp);
 		ht_escape(fp, src, sn);
-		fputs(" not inlined: not a file name of the study directory</span>", fp);
+		fputs(" not inlined: not a file name of the report directory</span>", fp);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%.*s", dir, (int)sn, src);
@@ -245,7 +245,7 @@ static void ht_body(FILE *fp, const char *dir, const char *html)
 	fputs(s, fp);
 }
 
-int st_write_html(const char *dir, char *err, size_t errlen)
+int fm_write_report_html(const char *dir, const char *generator, char *err, size_t errlen)
 {
 	char path[4200];
 	char *md = NULL, *html;
@@ -268,7 +268,9 @@ int st_write_html(const char *dir, char *err, size_t errlen)
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		"<meta name=\"generator\" content=\"" FM_PROG " study\">\n<title>", af.f);
+		"<meta name=\"generator\" content=\"" FM_PROG " ", af.f);
+	ht_escape(af.f, generator, strlen(generator));
+	fputs("\">\n<title>", af.f);
 	ht_title(af.f, md);
 	fprintf(af.f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", ht_css);
 	ht_body(af.f, dir, html);
