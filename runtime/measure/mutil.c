@@ -136,3 +136,26 @@ void fm_keep_files(const char *tmp, const char *keep)
 	    fl_spawn_wait(argv, NULL, err, sizeof(err)) != 0)
 		fprintf(stderr, FM_PROG ": --keep %s: copy failed\n", keep);
 }
+
+void fm_host_line(FILE *fp)
+{
+	json_t *host = fm_host_json();
+
+	fprintf(fp, "Host: %s, %s, %lld CPUs, kernel %s.\n",
+		json_string_value(json_object_get(host, "hostname")),
+		json_string_value(json_object_get(host, "cpu")),
+		(long long)json_integer_value(json_object_get(host, "cpus")),
+		json_string_value(json_object_get(host, "kernel")));
+	json_decref(host);
+}
+
+void fm_default_out(const char *kind, char *dir, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char ts[32];
+
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+	snprintf(dir, len, "results/%s-%s", kind, ts);
+}

@@ -4,6 +4,7 @@
 #define FL_MUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -26,6 +27,13 @@ int fm_write_json(json_t *o, const char *path);
 
 /* Host description (kernel, CPU model, CPUs) as a JSON object. */
 json_t *fm_host_json(void);
+
+/* "Host: NAME, CPU, N CPUs, kernel K." and a newline into fp (a report's header line). */
+void fm_host_line(FILE *fp);
+
+/* A report directory's default name, relative to the current directory:
+ * results/KIND-<YYYYmmdd-HHMMSS> (local time) into dir. */
+void fm_default_out(const char *kind, char *dir, size_t len);
 
 /* The build's config.json beside this program (configure_args, copies, ...), or NULL. */
 json_t *fm_build_json(void);

@@ -325,13 +325,7 @@ int fm_scale_main(int argc, char **argv)
 	if (a.out) {
 		snprintf(dir, sizeof(dir), "%s", a.out);
 	} else {
-		time_t now = time(NULL);
-		struct tm tm;
-		char ts[32];
-
-		localtime_r(&now, &tm);
-		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-		snprintf(dir, sizeof(dir), "results/scale-%s", ts);
+		fm_default_out("scale", dir, sizeof(dir));
 	}
 	snprintf(runs, sizeof(runs), "%s/runs", dir);
 	if (fl_mkdir_p(runs, 0755, NULL, 0) != 0) {

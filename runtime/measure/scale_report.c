@@ -367,22 +367,16 @@ static int sc_write_summary(const char *dir, const struct sc_config *c, size_t n
 	const struct sc_args *a, const char *command, double wall_s, int plots_ok)
 {
 	char path[4200], d1[32];
-	json_t *host = fm_host_json(), *build = fm_build_json();
+	json_t *build;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/summary.md", dir);
 	fp = fopen(path, "w");
-	if (fp == NULL) {
-		json_decref(host);
-		json_decref(build);
+	if (fp == NULL)
 		return -1;
-	}
+	build = fm_build_json();
 	fprintf(fp, "# frontload scaling study\n\nCommand:\n\n    %s\n\n", command);
-	fprintf(fp, "Host: %s, %s, %lld CPUs, kernel %s.\n",
-		json_string_value(json_object_get(host, "hostname")),
-		json_string_value(json_object_get(host, "cpu")),
-		(long long)json_integer_value(json_object_get(host, "cpus")),
-		json_string_value(json_object_get(host, "kernel")));
+	fm_host_line(fp);
 	if (build)
 		fprintf(fp, "Build: configure %s (copies %lld).\n",
 			json_string_length(json_object_get(build, "configure_args")) ?
@@ -434,7 +428,6 @@ static int sc_write_summary(const char *dir, const struct sc_config *c, size_t n
 		"scale.json, scale.gp%s, runs/ (each configuration's run directory and log).\n",
 		plots_ok ? ", qps.png, qps.svg" : "");
 	fclose(fp);
-	json_decref(host);
 	json_decref(build);
 	return 0;
 }

@@ -258,13 +258,7 @@ int fm_study_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": resuming the interrupted study in %s (the same "
 			"command)\n", dir);
 	} else {
-		time_t now = time(NULL);
-		struct tm tm;
-		char ts[32];
-
-		localtime_r(&now, &tm);
-		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-		snprintf(dir, sizeof(dir), "results/study-%s", ts);
+		fm_default_out("study", dir, sizeof(dir));
 	}
 	if (fl_mkdir_p(dir, 0755, NULL, 0) != 0) {
 		fprintf(stderr, FM_PROG ": cannot make %s: %s\n", dir, strerror(errno));

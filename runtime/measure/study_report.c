@@ -518,23 +518,17 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	double total_s, double wall_s, const struct st_model *m, int plots_ok)
 {
 	char path[4200], g1[64], g2[64], g3[64], d1[32], d2[32];
-	json_t *host = fm_host_json(), *build = fm_build_json();
+	json_t *build;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/summary.md", dir);
 	fp = fopen(path, "w");
-	if (fp == NULL) {
-		json_decref(host);
-		json_decref(build);
+	if (fp == NULL)
 		return -1;
-	}
+	build = fm_build_json();
 	fprintf(fp, "# frontload front-end study\n\n");
 	fprintf(fp, "Command:\n\n    %s\n\n", command);
-	fprintf(fp, "Host: %s, %s, %lld CPUs, kernel %s.\n",
-		json_string_value(json_object_get(host, "hostname")),
-		json_string_value(json_object_get(host, "cpu")),
-		(long long)json_integer_value(json_object_get(host, "cpus")),
-		json_string_value(json_object_get(host, "kernel")));
+	fm_host_line(fp);
 	if (build != NULL)
 		fprintf(fp, "Build: configure %s (copies %lld, seed %lld); ",
 			json_string_length(json_object_get(build, "configure_args")) ?
@@ -582,7 +576,6 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	for (int i = 0; fm_sim_limits[i]; i++)
 		fprintf(fp, "- %s.\n", fm_sim_limits[i]);
 	fclose(fp);
-	json_decref(host);
 	json_decref(build);
 	return 0;
 }
