@@ -8,7 +8,6 @@
 #include <jansson.h>
 
 #include "cpumodel.h"
-#include "discache.h"
 #include "harness_cli.h"
 #include "margs.h"
 #include "measure.h"
@@ -161,7 +160,6 @@ int fm_calibrate_main(int argc, char **argv)
 		return FM_EXIT_RUN;
 	}
 	r.tmpdir = tmp;
-	r.dcache = fm_dis_cache_new(); /* each step's objects disassembled once (NULL: per step) */
 	c.r = &r;
 	c.max_runs = (int)a.max_runs;
 	c.steps = json_array();
@@ -275,7 +273,6 @@ int fm_calibrate_main(int argc, char **argv)
 out:
 	fm_keep_files(tmp, a.keep);
 	fm_rmtree(tmp);
-	fm_dis_cache_free(r.dcache);
 	json_decref(c.steps);
 	json_decref(notes);
 	return rc;

@@ -21,7 +21,7 @@
 /* REQ, WARM: the defaults of --requests and --warmup (calibrate runs many points). */
 #define HARNESS_OPTS(REQ, WARM) \
 	FL_OPT_FLAG("simulate", simulate, "valgrind callgrind (cache + branch simulation, " \
-		"objdump classes); works without hardware counters", .section = "path (neither " \
+		"Capstone classes of the executed instructions); works without hardware counters", .section = "path (neither " \
 		"given: hardware when counters open here, else simulated; the choice is " \
 		"printed)"), \
 	FL_OPT_FLAG("hardware", hardware, "perf counters around the measured window of a " \

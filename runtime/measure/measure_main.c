@@ -26,7 +26,7 @@ static const char usage_text[] =
 "per-pool PMU groups, or frontload-simreq's with --harness; where the host has no PMU\n"
 "every counter metric is \"unsupported: reason\") and\n"
 "simulated (valgrind callgrind's cache and branch simulation with a CPU model's geometry,\n"
-"objdump for the instruction classes). Numbers are never invented: a metric a path cannot\n"
+"Capstone for the instruction classes). Numbers are never invented: a metric a path cannot\n"
 "produce gets the verdict \"unmeasurable\".\n"
 "\n"
 "exit status: 0 done and every measured target met, 3 a measured target missed\n"

@@ -309,8 +309,8 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Disassemble the objects holding >= 0.1% of Ir and join them with the counts. */
-static int sim_mix(struct fl_cg *cg, struct fm_dis_cache *cache, struct fm_sim *out,
+/* Classify what the objects holding >= 0.1% of Ir executed; join with the counts. */
+static int sim_mix(struct fl_cg *cg, int objdump, struct fm_sim *out,
 	char *err, size_t errlen)
 {
 	uint64_t *per = calloc(cg->nobjs + 1, sizeof(*per));
@@ -335,7 +335,7 @@ static int sim_mix(struct fl_cg *cg, struct fm_dis_cache *cache, struct fm_sim *
 		if (per[o] == 0 || (double)per[o] < 0.001 * (double)total ||
 		    access(cg->objs[o], R_OK) != 0)
 			continue;
-		if (fm_dis_executed(cg, o, cache, &dis[nobjs], err, errlen) != 0)
+		if (fm_dis_executed(cg, o, objdump, &dis[nobjs], err, errlen) != 0)
 			goto out;
 		objs[nobjs].dis = &dis[nobjs];
 		objs[nobjs].ob_name = cg->objs[o];
@@ -413,7 +413,7 @@ int fm_sim_finish(const struct fm_run *r, struct fm_sim_job *job, int status,
 	}
 	/* Classified always (without --branch-sim when !r->mix): the rates' denominator needs
 	 * the rep string correction. */
-	if (sim_mix(&cg, r->dcache, out, err, errlen) != 0)
+	if (sim_mix(&cg, r->objdump, out, err, errlen) != 0)
 		goto out;
 	rc = 0;
 out:

@@ -23,8 +23,6 @@
 #define FM_TRANSLATE_MS 1.2   /* valgrind translation per distinct function (ms, estimate) */
 #define FM_SLOWDOWN 50.0      /* callgrind with cache+branch sim vs native, upper estimate */
 
-struct fm_dis_cache;
-
 /* Everything a run needs. Fill with fm_run_init, then set fields. */
 struct fm_run {
 	char simreq[4200];               /* frontload-simreq path */
@@ -34,14 +32,14 @@ struct fm_run {
 	const char *stage;               /* "all" or "extract" */
 	struct fm_geo geo;               /* geometry given to valgrind (representable) */
 	int mix;                         /* simulated: branch simulation too (per-instruction
-	                                    data, jumps and objdump classes always: the rep
-	                                    string correction needs them) */
+	                                    data, jumps and instruction classes always: the
+	                                    rep string correction needs them) */
 	int pmu;                         /* native: --pmu */
 	const char *tmpdir;              /* scratch directory (exists) */
 	const char *tag;                 /* file name prefix inside tmpdir */
 	int quiet;                       /* no progress lines */
-	struct fm_dis_cache *dcache;     /* NULL: objdump each run's objects, filtered to the
-	                                    executed addresses; else classes from this cache */
+	int objdump;                     /* classify the executed instructions from objdump's
+	                                    text of each object (0: Capstone, discache.h) */
 };
 
 /* Find frontload-simreq beside this program; defaults: warmup 2, requests 10, stage all,

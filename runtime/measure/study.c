@@ -15,7 +15,6 @@
 #include <jansson.h>
 
 #include "cpumodel.h"
-#include "discache.h"
 #include "measure.h"
 #include "mutil.h"
 #include "simrun.h"
@@ -273,19 +272,10 @@ int fm_study_main(int argc, char **argv)
 		return FM_EXIT_RUN;
 	}
 	r.tmpdir = tmp;
-	r.dcache = fm_dis_cache_new();
-	if (r.dcache == NULL) {
-		fprintf(stderr, FM_PROG ": out of memory\n");
-		fm_rmtree(tmp);
-		json_decref(notes);
-		free(points);
-		return FM_EXIT_RUN;
-	}
 	if (!a.quiet)
-		fprintf(stderr, FM_PROG ": native cost model (two short native runs and the "
+		fprintf(stderr, FM_PROG ": native cost model (short native runs and the "
 			"library's plan)\n");
 	if (st_model(&r, &m) != 0) {
-		fm_dis_cache_free(r.dcache);
 		fm_rmtree(tmp);
 		json_decref(notes);
 		free(points);
@@ -308,9 +298,10 @@ int fm_study_main(int argc, char **argv)
 		char b[32];
 
 		fprintf(stderr, FM_PROG ": library %.0f functions (%.0f copies), the plan at most "
-			"%.0f functions, %s of code; native %.2f us per extractor call; %zu points, "
-			"estimated %s with %llu jobs (budget %g min)\n", m.lib_functions, m.lib_copies,
-			m.plan_functions, st_bstr(m.plan_bytes, b, sizeof(b)), m.per_call_s * 1e6, n,
+			"%.0f functions, %s of code; native %.2f us per extractor call (%.2f us on a "
+			"64-function plan); %zu points, estimated %s with %llu jobs (budget %g min)\n",
+			m.lib_functions, m.lib_copies, m.plan_functions, st_bstr(m.plan_bytes, b,
+			sizeof(b)), m.per_call_s * 1e6, m.small_call_s * 1e6, n,
 			fm_dur_str(total_s, d1, sizeof(d1)), (unsigned long long)a.jobs, a.budget_min);
 		for (size_t i = 0; i < n; i++) {
 			char lab[160];
@@ -325,7 +316,6 @@ int fm_study_main(int argc, char **argv)
 	ok = st_run_all(points, n, &a, &r, tmp, dir, total_s) + resumed;
 	if (st_write_csv(dir, points, n) != 0) {
 		fprintf(stderr, FM_PROG ": cannot write %s/study.csv\n", dir);
-		fm_dis_cache_free(r.dcache);
 		fm_rmtree(tmp);
 		json_decref(notes);
 		free(points);
@@ -348,7 +338,6 @@ int fm_study_main(int argc, char **argv)
 	st_write_json(dir, points, n, command, notes, &m, &r, (int)st_stop_signal);
 	for (size_t i = 0; i < n; i++)
 		fm_sim_free(&points[i].sim);
-	fm_dis_cache_free(r.dcache);
 	fm_rmtree(tmp);
 	json_decref(notes);
 	free(points);

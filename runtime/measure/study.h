@@ -70,7 +70,8 @@ struct st_args {
 /* Native cost model: seconds = base + per_call x calls x requests; and the library's plan
  * (every function the forwarded knobs keep) in functions and code bytes. */
 struct st_model {
-	double base_s, per_call_s;
+	double base_s, per_call_s;           /* per call: the whole plan's, natively */
+	double small_call_s;                 /* per call of a 64-function plan (warm caches) */
 	double lib_functions, lib_copies;
 	double plan_functions, plan_bytes;   /* all kept functions and their code bytes */
 };
@@ -80,6 +81,9 @@ int st_parse(int argc, char **argv, struct st_args *a, struct fm_run *r);
 
 /* Fill m from two short native runs and the library's plan. 0, or -1 (message printed). */
 int st_model(const struct fm_run *r0, struct st_model *m);
+/* Native seconds an extractor call of a plan of nfuncs functions: between the small and
+ * the whole plan's, by log(functions) (the caches warm a small plan natively too). */
+double st_call_cost(const struct st_model *m, double nfuncs);
 /* Cap the default footprints at the library's code bytes (m); given lists stay. */
 void st_cap_footprints(struct st_args *a, const struct st_model *m);
 /* An order for a reader: "flat" or "zipf a=ALPHA". */

@@ -120,7 +120,8 @@ static void study_usage(FILE *fp)
 	fl_cli_help(fp, &st_cli);
 	fputs(
 "cost: per point (min(functions, (warmup + requests) x calls) + 3000) functions x 1.2 ms\n"
-"of translation + native time x 50, the native time from two short native runs; a leaf\n"
+"of translation + native time x 50, the native time a call from short native runs of\n"
+"the whole plan and of a 64-function plan (between the two by log(functions)); a leaf\n"
 "point 30 s + its translation + (3.5 + --leaf-requests) x 4 x ((calls x native time a\n"
 "call + 6 ms) x 50 + 150 ms): validate's simulated rate is a quarter of one request's\n"
 "time alone. The estimate is printed before starting, with a progress line per finished\n"

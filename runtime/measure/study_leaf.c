@@ -36,8 +36,8 @@ double st_leaf_eta(const struct st_model *m, const struct st_point *q)
 	/* validate's simulated rate: a quarter of one request's time alone (CPU x
 	 * FM_SLOWDOWN + the median latency); its window: a warm-up of 3 gaps, then N + 1/2;
 	 * plus valgrind's translation of the functions the warm-up touches. */
-	double per = (m->per_call_s * (double)q->calls + ST_LEAF_BASE_S) * FM_SLOWDOWN +
-		ST_LEAF_P50_S;
+	double per = (st_call_cost(m, (double)q->nfuncs) * (double)q->calls +
+		ST_LEAF_BASE_S) * FM_SLOWDOWN + ST_LEAF_P50_S;
 	double touched = fmin((double)q->nfuncs, (double)q->calls * (3.0 + (double)q->lreq));
 
 	return ST_LEAF_FIXED_S + touched * 1.2e-3 + 4 * per * (3.5 + (double)q->lreq);

@@ -12,8 +12,10 @@
 #include "simrun.h"
 #include "study.h"
 
+#define ST_SMALL_PLAN 64   /* functions of the small plan the cost model also times */
+
 static int st_native(const struct fm_run *r0, const char *tag, const char *calls,
-	struct fm_native *out)
+	const char *functions, struct fm_native *out)
 {
 	struct fm_run r = *r0;
 	char err[2048];
@@ -22,6 +24,8 @@ static int st_native(const struct fm_run *r0, const char *tag, const char *calls
 	r.warmup = 0;
 	r.requests = 2;
 	fm_run_knob(&r, calls ? "calls-per-request" : "plan-only", calls);
+	if (functions)
+		fm_run_knob(&r, "active-functions", functions);
 	if (fm_native_run(&r, out, err, sizeof(err)) != 0) {
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		return -1;
@@ -29,27 +33,43 @@ static int st_native(const struct fm_run *r0, const char *tag, const char *calls
 	return 0;
 }
 
+/* The native extract stage's CPU a call (wall-time differences of short runs are noise);
+ * 1 us when it cannot be read. */
+static double st_call_s(const struct fm_native *n)
+{
+	double v = fm_json_num(n->summary, "stages.extract.cpu_ns") / 1e9 /
+		fm_json_num(n->summary, "extract_calls");
+
+	return isfinite(v) && v >= 1e-9 ? v : 1e-6;
+}
+
 int st_model(const struct fm_run *r0, struct st_model *m)
 {
-	struct fm_native lo, hi, all;
+	struct fm_native lo, hi, all, small;
+	char nsmall[32];
 
-	if (st_native(r0, "model-lo", "1000", &lo) != 0)
+	snprintf(nsmall, sizeof(nsmall), "%d", ST_SMALL_PLAN);
+	if (st_native(r0, "model-lo", "1000", NULL, &lo) != 0)
 		return -1;
-	if (st_native(r0, "model-hi", "50000", &hi) != 0) {
+	if (st_native(r0, "model-hi", "50000", NULL, &hi) != 0) {
 		fm_native_free(&lo);
 		return -1;
 	}
-	if (st_native(r0, "model-plan", NULL, &all) != 0) {
+	if (st_native(r0, "model-plan", NULL, NULL, &all) != 0) {
 		fm_native_free(&lo);
 		fm_native_free(&hi);
 		return -1;
 	}
-	/* Per call: the native extract stage's CPU over its calls (wall-time differences of
-	 * short runs are noise); the rest of a run is the low run's wall time. */
-	m->per_call_s = fm_json_num(hi.summary, "stages.extract.cpu_ns") / 1e9 /
-		fm_json_num(hi.summary, "extract_calls");
-	if (!isfinite(m->per_call_s) || m->per_call_s < 1e-9)
-		m->per_call_s = 1e-6;
+	/* A plan too small for the library's plan keeps the whole plan's cost. */
+	if (st_native(r0, "model-small", "50000", nsmall, &small) != 0) {
+		small = hi;
+		small.summary = json_incref(hi.summary);
+	}
+	/* Per call: the whole plan's (cold: a large plan misses every cache natively too) and
+	 * a small plan's (warm); the rest of a run is the low run's wall time. */
+	m->per_call_s = st_call_s(&hi);
+	m->small_call_s = fmin(st_call_s(&small), m->per_call_s);
+	fm_native_free(&small);
 	m->base_s = lo.wall_s;
 	m->lib_functions = fm_json_num(lo.summary, "library_functions");
 	m->lib_copies = fm_json_num(lo.summary, "copies");
@@ -63,6 +83,16 @@ int st_model(const struct fm_run *r0, struct st_model *m)
 		return -1;
 	}
 	return 0;
+}
+
+double st_call_cost(const struct st_model *m, double nfuncs)
+{
+	double t;
+
+	if (!(m->plan_functions > ST_SMALL_PLAN) || nfuncs <= ST_SMALL_PLAN)
+		return nfuncs <= ST_SMALL_PLAN ? m->small_call_s : m->per_call_s;
+	t = log(nfuncs / ST_SMALL_PLAN) / log(m->plan_functions / ST_SMALL_PLAN);
+	return m->small_call_s + fmin(1, t) * (m->per_call_s - m->small_call_s);
 }
 
 /* The default footprints stop at the library: larger ones become the whole library. */
@@ -192,8 +222,8 @@ void st_budget(const struct st_args *a, const struct st_model *m,
 {
 	for (size_t i = 0; i < n; i++) {
 		struct st_point *q = &p[i];
-		double native = m->base_s + m->per_call_s * (double)q->calls *
-			(double)(a->warmup + a->requests);
+		double native = m->base_s + st_call_cost(m, (double)q->nfuncs) *
+			(double)q->calls * (double)(a->warmup + a->requests);
 
 		q->eta_s = fm_sim_eta(native, (double)q->nfuncs, (double)q->calls, a->warmup,
 			a->requests);

@@ -542,7 +542,8 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 		m->lib_copies, m->plan_functions, st_bstr(m->plan_bytes, g1, sizeof(g1)),
 		m->plan_bytes / m->plan_functions);
 	fprintf(fp, "Path: simulated (valgrind 3.19 callgrind, --cache-sim=yes; sweep points also "
-		"--branch-sim=yes --dump-instr=yes --collect-jumps=yes and objdump classes).\n");
+		"--branch-sim=yes --dump-instr=yes --collect-jumps=yes and the executed instructions' "
+		"classes, decoded with Capstone).\n");
 	fprintf(fp, "Geometry (%s; sizes marked on the footprint plot): I1 %s, D1 %s, LL %s.\n",
 		a->cpu, fm_cache_str(&r0->geo.i1, g1, sizeof(g1)), fm_cache_str(&r0->geo.d1, g2,
 		sizeof(g2)), fm_cache_str(&r0->geo.ll, g3, sizeof(g3)));

@@ -41,8 +41,9 @@ static void validate_usage(FILE *fp)
 "executions = Ir - taken jcnd at the instruction); L1i MPKI = 1000 x I1mr /\n"
 "instructions; LL code MPKI = 1000 x ILmr / instructions; branch MPKI = 1000 x Bcm\n"
 "(conditional) or Bim (indirect) / instructions; mix shares are of instructions\n"
-"classified by objdump (AT&T) over the objects holding >= 0.1% of Ir, each rep string\n"
-"execution once; instructions per taken branch = classified instructions / (taken\n"
+"classified (Capstone, AT&T, the executed addresses only) over the objects holding\n"
+">= 0.1% of Ir, each rep string execution once; instructions per taken branch =\n"
+"classified instructions / (taken\n"
 "conditional + jumps + calls + returns). The Ir removed is printed and in the JSON\n"
 "(mix.rep_ir_removed, mix.rep_ir_removed_pct).\n"
 "Measured (hardware): L1i MPKI and IPC from perf counters; front-end bound only from\n"
@@ -57,7 +58,7 @@ static void validate_usage(FILE *fp)
 	fputc('\n', fp);
 	fm_sim_limits_usage(fp);
 	fputs("\nexit status: 0 every measured target met (unmeasurable ones do not count), 3 a\n"
-		"measured target missed, 1 a run failed (simreq, valgrind, objdump, targets file),\n"
+		"measured target missed, 1 a run failed (simreq, valgrind, the decoder, targets file),\n"
 		"2 usage error.\n", fp);
 }
 

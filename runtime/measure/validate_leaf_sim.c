@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cgparse.h"
-#include "dis_cs.h"
 #include "disasm.h"
 #include "discache.h"
 #include "mix.h"
@@ -81,39 +80,6 @@ static int vl_kind_view(const struct fl_cg *cg, enum fm_obj_kind k, struct fl_cg
 	return 0;
 }
 
-/* The executed addresses of object o in cg (sorted by fl_cg_sort: by object, then
- * address), copied into a new array of *n. NULL when out of memory. */
-static uint64_t *vl_obj_addrs(const struct fl_cg *cg, uint32_t o, size_t *n)
-{
-	size_t lo = 0, k = 0;
-	while (lo < cg->ninsns && cg->insns[lo].obj != o)
-		lo++;
-	while (lo + k < cg->ninsns && cg->insns[lo + k].obj == o)
-		k++;
-	uint64_t *a = malloc((k ? k : 1) * sizeof *a);
-	for (size_t i = 0; a && i < k; i++)
-		a[i] = cg->insns[lo + i].addr;
-	*n = k;
-	return a;
-}
-
-/* The classes of what object o ran: Capstone on just those addresses, or objdump. */
-static int vl_dis(const struct fl_cg *cg, uint32_t o, int objdump, struct fl_dis *d,
-	char *err, size_t errlen)
-{
-	if (objdump)
-		return fm_dis_executed(cg, o, NULL, d, err, errlen);
-	size_t n;
-	uint64_t *a = vl_obj_addrs(cg, o, &n);
-	if (a == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	int rc = fm_dis_cs(cg->objs[o], a, n, d, err, errlen);
-	free(a);
-	return rc;
-}
-
 static const char *vl_base(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -171,7 +137,7 @@ int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_args *a,
 		uint64_t ir = fl_cg_obj_total(&all, o, all.ir_event);
 		if (ir == 0 || (double)ir < 0.001 * (double)total || access(all.objs[o], R_OK))
 			continue;
-		if (vl_dis(&all, o, a->objdump, &dis[nobjs], err, errlen) != 0)
+		if (fm_dis_executed(&all, o, a->objdump, &dis[nobjs], err, errlen) != 0)
 			goto out;
 		objs[nobjs].dis = &dis[nobjs];
 		objs[nobjs].ob_name = all.objs[o];
