@@ -96,19 +96,36 @@ static void point_label(const struct st_point *q, char *buf, size_t len)
 		snprintf(buf, len, "miss-ratio curve %s: I1 %u KiB", o, q->i1_bytes / 1024);
 }
 
-/* The study was interrupted: stop the running points (their valgrind and simreq), mark
- * them and every point not started interrupted. */
+#define ST_STOP_GRACE_S 10.0  /* a point's SIGTERM, then SIGKILL: valgrind in a long
+                                 translation or cache dump may not act on it soon */
+
+/* The study was interrupted: stop the running points (their valgrind and simreq, or a leaf
+ * point's validate, which stops its service), mark them and every point not started
+ * interrupted. */
 static void st_stop_all(struct st_point *p, size_t n, struct st_point **slots, size_t nslots)
 {
+	double t0 = fm_now();
+
+	for (size_t s = 0; s < nslots; s++)
+		if (slots[s])
+			kill(slots[s]->job.pid, SIGTERM);
 	for (size_t s = 0; s < nslots; s++) {
 		struct st_point *q = slots[s];
-		int status;
+		int status, killed = 0;
 
 		if (q == NULL)
 			continue;
-		kill(q->job.pid, SIGTERM);
-		while (waitpid(q->job.pid, &status, 0) < 0 && errno == EINTR)
-			;
+		for (;;) {
+			pid_t r = waitpid(q->job.pid, &status, WNOHANG);
+
+			if (r == q->job.pid || (r < 0 && errno != EINTR))
+				break;
+			if (!killed && fm_now() - t0 > ST_STOP_GRACE_S) {
+				kill(q->job.pid, SIGKILL);
+				killed = 1;
+			}
+			nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+		}
 		slots[s] = NULL;
 	}
 	for (size_t i = 0; i < n; i++)
