@@ -24,7 +24,6 @@
  * and the median latency the mock's delays add (s): validate's rate counts both. */
 #define ST_LEAF_BASE_S 0.006
 #define ST_LEAF_P50_S 0.15
-/* The leaf's extraction costs about what the harness's does: calls x native per call. */
 
 const char *st_kind_str(int kind)
 {
@@ -40,7 +39,8 @@ double st_leaf_eta(const struct st_model *m, const struct st_point *q)
 		ST_LEAF_BASE_S) * FM_SLOWDOWN + ST_LEAF_P50_S;
 	double touched = fmin((double)q->nfuncs, (double)q->calls * (3.0 + (double)q->lreq));
 
-	return ST_LEAF_FIXED_S + touched * 1.2e-3 + 4 * per * (3.5 + (double)q->lreq);
+	return ST_LEAF_FIXED_S + touched * FM_TRANSLATE_MS / 1e3 + 4 * per *
+		(3.5 + (double)q->lreq);
 }
 
 /* Append "--name" and value (when not NULL) to argv at *n. */
@@ -56,13 +56,17 @@ static void add(const char **argv, int *n, int max, const char *name, const char
 int st_leaf_start(struct st_point *q, const struct st_args *a, const struct fm_run *r0,
 	const char *tmp)
 {
-	static char self[4096];
 	const char *argv[160];
-	char flags[FM_MAX_KNOBS][64], sreq[32], err[1024], out[4300];
+	char self[4200], flags[FM_MAX_KNOBS][64], sreq[32], err[1024], out[4300];
 	int n = 0;
 
-	if (self[0] == '\0' && fl_exe_dir(self, sizeof(self) - 32) == 0)
-		strcat(self, "/frontload-measure");
+	if (fl_exe_dir(self, sizeof(self) - 32) != 0) {
+		q->failed = 1;
+		snprintf(q->why, sizeof(q->why), "leaf point: cannot find this program "
+			"(/proc/self/exe)");
+		return -1;
+	}
+	strcat(self, "/frontload-measure");
 	snprintf(q->job.js, sizeof(q->job.js), "%s/%s-leaf.json", tmp, q->tag);
 	snprintf(q->job.log, sizeof(q->job.log), "%s/%s-leaf.log", tmp, q->tag);
 	snprintf(out, sizeof(out), "%s/%s-leaf.out", tmp, q->tag);
