@@ -187,6 +187,7 @@ static size_t sc_grid(const struct sc_args *a, struct sc_config *c)
 			c[n].fill = fill;
 			snprintf(c[n].name, sizeof(c[n].name), "i%llu-t%llu", (unsigned long long)inst,
 				(unsigned long long)thr);
+			sc_read_result(&c[n]);  /* nothing measured yet: NAN, not 0 */
 			n++;
 		}
 	return n;
@@ -264,6 +265,7 @@ static void sc_run(struct sc_config *c, const struct sc_args *a, const char *dir
 	if (pid < 0) {
 		c->exit_status = -1;
 		snprintf(c->why, sizeof(c->why), "frontload run did not start: %.900s", err);
+		sc_read_result(c);
 		return;
 	}
 	int passed = 0;

@@ -42,7 +42,8 @@ struct sc_config {
 /* Parse argv into a (--help: usage on stdout, exit 0). 0, or -1 (message printed). */
 int sc_parse(int argc, char **argv, struct sc_args *a);
 
-/* The figures of c from its result.json (c->result). */
+/* The figures of c from its result.json (c->result; NULL: none, every figure NAN and
+ * the counters "unsupported: why"). Call once on a new configuration, again after its run. */
 void sc_read_result(struct sc_config *c);
 
 /* DIR/scale.csv, DIR/scale.json, DIR/scale.gp with its plots, DIR/summary.md and

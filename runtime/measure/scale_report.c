@@ -93,9 +93,12 @@ void sc_read_result(struct sc_config *c)
 	c->host_cpu_pct = NAN;
 	c->status = NULL;
 	c->qps_kind = NULL;
+	json_decref(c->ipc);
+	json_decref(c->l1i_mpki);
 	if (r == NULL) {
-		c->ipc = json_string("unsupported: no result.json");
-		c->l1i_mpki = json_string("unsupported: no result.json");
+		c->ipc = json_string(c->ran ? "unsupported: the run wrote no result.json" :
+			"unsupported: not run");
+		c->l1i_mpki = json_incref(c->ipc);
 		return;
 	}
 	c->status = json_string_value(json_object_get(r, "status"));

@@ -22,26 +22,30 @@ static const struct fl_cli_opt st_opts[] = {
 		"function once a lap, in a seeded order) or a Zipf exponent alpha, 0..4 (calls of "
 		"the rank-r function ~ 1/r^alpha, ranks seeded, not by address)"),
 	FL_OPT_STR("calls", calls_text, "LIST", "100000", "calls per request, 1..1e9"),
-	FL_OPT_UINT("requests", requests, 1, 100000, "N", "2", "measured requests per point"),
-	FL_OPT_UINT("warmup", warmup, 0, 100000, "N", "1", "warmup requests per point"),
+	FL_OPT_UINT("requests", requests, 1, 100000, "N", "2", "measured requests per point, "
+		"1..100000"),
+	FL_OPT_UINT("warmup", warmup, 0, 100000, "N", "1", "warmup requests per point, "
+		"0..100000"),
 	FL_OPT_STR("mrc-footprint", mrc_text, "BYTES", "1M", "executed code bytes of the "
 		"miss-ratio curves, 1..1T (suffix K, M, G, T: x 1024)", .section = "miss-ratio "
 		"curves"),
 	FL_OPT_UINT("mrc-calls", mrc_calls, 1, 100000000, "N", "10000", "calls per request "
-		"of the curves"),
+		"of the curves, 1..1e8"),
 	FL_OPT_STR("mrc-sizes", sizes_text, "LIST", "8,16,32,64,128,256,512,1024,2048,4096",
 		"I1 sizes in KiB, 1..1e9, fitted to what valgrind can simulate"),
 	FL_OPT_FLAG("no-mrc", no_mrc, "skip the curves"),
 	FL_OPT_STR("leaf-footprints", leaf_text, "LIST", NULL, "headline footprints also "
 		"measured on the running leaf (validate --simulate: mock, leaf and driver, the "
-		"leaf under callgrind), bytes as --footprint, each moved to the nearest swept "
+		"leaf under callgrind), bytes 1..1T (suffix K, M, G, T: x 1024), each moved to the "
+		"nearest swept "
 		"footprint; at the first --calls value (the leaf gets --extractors-per-story "
 		"round(calls / 16), the driver's 16 stories) and every order (default: the I1 "
 		"and LL sizes of the geometry)", .section = "the running leaf"),
 	FL_OPT_UINT("leaf-requests", leaf_requests, 1, 1000, "N", "3", "requests in a leaf "
-		"point's simulated window (validate --sim-requests)"),
+		"point's simulated window (validate --sim-requests), 1..1000"),
 	FL_OPT_FLAG("no-leaf", no_leaf, "no leaf points: the harness only"),
-	FL_OPT_UINT("jobs", jobs, 1, 64, "N", NULL, "simulations at once (default: the CPUs)",
+	FL_OPT_UINT("jobs", jobs, 1, 64, "N", NULL, "simulations at once, 1..64 (default: the "
+		"CPUs)",
 		.section = "run"),
 	FL_OPT_REAL("budget-min", budget_min, 0.1, 100000, "M", "25", "estimated wall-time "
 		"budget in minutes: points are dropped, most expensive first, until the estimate "
