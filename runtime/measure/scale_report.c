@@ -103,7 +103,9 @@ void sc_read_result(struct sc_config *c)
 	}
 	c->status = json_string_value(json_object_get(r, "status"));
 	if (json_is_true(json_object_get(r, "is_fixed_qps"))) {
-		c->qps = jnum(r, "final_achieved_qps");
+		/* A fixed rate's window cut short (interrupted) measured no rate. */
+		if (json_is_true(json_object_get(r, "final_complete")))
+			c->qps = jnum(r, "final_achieved_qps");
 		c->qps_kind = "fixed_achieved";
 	} else if (isfinite(jnum(r, "sla_bound_qps"))) {
 		c->qps = jnum(r, "sla_bound_qps");
@@ -131,7 +133,11 @@ void sc_read_result(struct sc_config *c)
 	c->host_cpu_pct = jnum(r, "host_cpu_util_pct");
 	c->ipc = sc_pmu_metric(ins, "instructions", "cycles", 1);
 	c->l1i_mpki = sc_pmu_metric(ins, "l1i_misses", "instructions", 1000);
-	if (!isfinite(c->qps) && c->why[0] == '\0')
+	if (!isfinite(c->qps) && c->why[0] == '\0' &&
+	    json_is_true(json_object_get(r, "is_fixed_qps")))
+		snprintf(c->why, sizeof(c->why), "no rate measured: the fixed rate's window did "
+			"not complete (run status %s)", c->status ? c->status : "unknown");
+	else if (!isfinite(c->qps) && c->why[0] == '\0')
 		snprintf(c->why, sizeof(c->why), "no rate measured: %s",
 			json_string_value(json_object_get(r, "converged_reason")) ?
 			json_string_value(json_object_get(r, "converged_reason")) :

@@ -12,8 +12,9 @@
 # QPS / CPUs, a p95, and IPC and L1i MPKI either numbers or "unsupported: why" (this host
 # has no counters: never 0); summary.md's reading compares the two instances with one on
 # the same CPUs and threads within one instance. Then bad input exits 2 naming the flag,
-# and SIGTERM during the first run stops it (its result interrupted), runs nothing more,
-# writes the report with status interrupted and exits 143 with no process left.
+# and SIGTERM during the first run stops it (its result interrupted, no rate reported for
+# its cut window), runs nothing more (the second configuration reports nothing), writes
+# the report with status interrupted and exits 143 with no process left.
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
 . "$(dirname "$0")/common.inc"
 
@@ -103,6 +104,11 @@ assert_eq "$trc" 143 "scale's exit status after SIGTERM"
 J=$O2/scale.json
 assert_eq "$(q .status)" interrupted "interrupted scale.json status"
 assert_eq "$(q '.configurations[0].status')" interrupted "the running configuration's status"
+# Its 60 s window was cut short: no rate measured, so none reported (null, not 0).
+assert_eq "$(q '.configurations[0].qps')" null "the interrupted configuration's qps"
+assert_eq "$(q '.configurations[1].qps')" null "the configuration not run: qps"
+q '.configurations[1].ipc' | grep -q '^unsupported: not run' ||
+	fail "the configuration not run: ipc $(q '.configurations[1].ipc')"
 q '.configurations[1].why' | grep -q '^not run: scale was interrupted' ||
 	fail "the second configuration: $(q '.configurations[1]')"
 sleep 0.5
