@@ -329,6 +329,22 @@ static void test_result_not_converged(void **state)
 	assert_true(json_real_value(json_object_get(j, "sla_bound_qps")) == 100);
 	assert_true(json_is_null(json_object_get(j, "lower_bound_qps")));
 	json_decref(j);
+
+	/* A final window cut before it measured anything: no rate (null, empty), not 0. */
+	obs[1].window_s = 0;
+	obs[1].interrupted = 1;
+	fl_result_step_aggregate(&steps[1]);
+	assert_false(steps[1].complete);
+	j = write_run(&r, csv, sizeof csv);
+	assert_true(json_is_false(json_object_get(j, "final_complete")));
+	assert_true(json_is_null(json_object_get(j, "final_achieved_qps")));
+	assert_true(json_is_null(json_object_get(j, "final_offered_qps")));
+	const json_t *i0 = json_array_get(json_object_get(j, "instances"), 0);
+	assert_true(json_is_null(json_object_get(i0, "final_achieved_qps")));
+	st1 = json_array_get(json_object_get(j, "steps"), 1);
+	assert_true(json_is_null(json_object_get(st1, "achieved_qps")));
+	assert_non_null(strstr(csv, "\n2,final,100.000,,,,,1000,"));
+	json_decref(j);
 	for (int i = 0; i < 2; i++)
 		fl_result_obs_free(&obs[i]);
 }

@@ -205,14 +205,17 @@ static void run_summary(struct fl_run *r)
 		if (r->final_host_cpu_pct >= 0)
 			snprintf(cpu, sizeof cpu, "%.0f%%", r->final_host_cpu_pct);
 		char p95[32] = "n/a", p99[32] = "n/a";  /* no OK reply: no percentile */
+		char ach[32] = "n/a";  /* no window measured: no rate */
+		if (isfinite(st->sum.achieved_qps))
+			snprintf(ach, sizeof ach, "%.1f", st->sum.achieved_qps);
 		if (isfinite(st->worst.p95))
 			snprintf(p95, sizeof p95, "%.1f ms", st->worst.p95);
 		if (isfinite(st->worst.p99))
 			snprintf(p99, sizeof p99, "%.1f ms", st->worst.p99);
-		fprintf(stderr, "  %s: requested %.1f qps, achieved %.1f qps, p95 %s%s (SLA "
+		fprintf(stderr, "  %s: requested %.1f qps, achieved %s qps, p95 %s%s (SLA "
 			"%g ms), p99 %s, errors %llu, host CPU %s\n",
 			st->phase == FL_PHASE_FINAL ? "final window" : "last rate",
-			st->sum.requested_qps, st->sum.achieved_qps, p95, ci,
+			st->sum.requested_qps, ach, p95, ci,
 			r->cfg.search.sla_p95_ms, p99, (unsigned long long)st->sum.errors, cpu);
 		if (!st->pass)
 			fprintf(stderr, "  the %s missed: %s\n", st->phase == FL_PHASE_FINAL ?

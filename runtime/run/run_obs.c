@@ -287,6 +287,10 @@ void fl_result_step_aggregate(struct fl_run_step *st)
 			st->complete = 0;
 	}
 	s->p95_ms = st->worst.p95;
+	/* A sum over instances one of which measured no window is no rate: unknown, not 0. */
+	for (unsigned i = 0; i < st->ninst; i++)
+		if (st->inst[i].window_s <= 0)
+			s->achieved_qps = s->offered_qps = NAN;
 	if (!ci_known)
 		s->p95_lo_ms = s->p95_hi_ms = -1;
 	if (s->latencies == UINT64_MAX)

@@ -294,8 +294,10 @@ static json_t *instance_json(const struct fl_run *r, unsigned i)
 		const struct fl_run_step *st = &r->steps[r->final_step];
 		const struct fl_run_obs *o = &st->inst[i];
 		json_object_set_new(j, "final_requested_qps", jreal(o->requested_qps));
-		json_object_set_new(j, "final_achieved_qps", jreal(o->achieved_qps));
-		json_object_set_new(j, "final_offered_qps", jreal(o->offered_qps));
+		json_object_set_new(j, "final_achieved_qps", o->window_s > 0 ?
+			jreal(o->achieved_qps) : json_null());
+		json_object_set_new(j, "final_offered_qps", o->window_s > 0 ?
+			jreal(o->offered_qps) : json_null());
 		json_object_set_new(j, "final_latency_msec", jreal(o->lat.p95));
 		lat_flat(j, &o->lat);
 		json_object_set_new(j, "errors", o->errors_json ? json_deep_copy(o->errors_json) :
@@ -571,12 +573,17 @@ static int emit_csv(FILE *f, const struct fl_run *r)
 			snprintf(cpu, sizeof cpu, "%.1f", st->host_cpu_pct);
 		if (st->inflight)
 			snprintf(ceil, sizeof ceil, "%u", st->inflight);
-		fprintf(f, "%u,%s,%.3f,%.3f,%s,%s,%s,%llu,%llu,%d,%.3f,%llu,%s,%d,%s,%s,%llu,"
+		char ach[32] = "", off[32] = "";
+		if (isfinite(st->sum.achieved_qps))
+			snprintf(ach, sizeof ach, "%.3f", st->sum.achieved_qps);
+		if (isfinite(st->sum.offered_qps))
+			snprintf(off, sizeof off, "%.3f", st->sum.offered_qps);
+		fprintf(f, "%u,%s,%.3f,%s,%s,%s,%s,%llu,%llu,%d,%s,%llu,%s,%d,%s,%s,%llu,"
 			"%s,%d,%s,%.3f,\"%s\"\n",
 			st->number, fl_search_phase_name(st->phase), st->sum.requested_qps,
-			st->sum.achieved_qps, p50, p95, p99,
+			ach, p50, p95, p99,
 			(unsigned long long)st->sum.errors, (unsigned long long)st->overloaded,
-			st->pass, st->sum.offered_qps, (unsigned long long)st->timeouts,
+			st->pass, off, (unsigned long long)st->timeouts,
 			cpu, st->complete, lo, hi, (unsigned long long)st->sum.latencies,
 			fl_verdict_name(st->verdict), st->sum.driver_limited, ceil, st->duration_s,
 			why);

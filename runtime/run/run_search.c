@@ -409,9 +409,11 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 	const struct fl_search_config *c = &s->cfg;
 	double ref = o->offered_qps > 0 ? o->offered_qps : o->requested_qps;
 	double q = s->next.qps;
+	/* A probe that measured no window (unknown rate) is judged as nothing back. */
+	double ach = isfinite(o->achieved_qps) ? o->achieved_qps : 0;
 
 	s->cap_probes++;
-	if (o->achieved_qps < SEARCH_SATURATED * ref && !s->reprobed &&
+	if (ach < SEARCH_SATURATED * ref && !s->reprobed &&
 	    (s->cap_probes == 1 || ref * s->next.duration_s < SEARCH_REPROBE_MIN)) {
 		/* The first probe meets a cold leaf (page faults in the library, cold
 		 * caches), and a short one loses its last p95 of replies to the window's
@@ -422,10 +424,10 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 		s->next.duration_s = d;
 		return;
 	}
-	if (o->achieved_qps < SEARCH_SATURATED * ref) {
+	if (ach < SEARCH_SATURATED * ref) {
 		s->capacity_saturated = 1;
 		/* Nothing came back: the rate before (or the start) is all we know. */
-		s->capacity_qps = o->achieved_qps > 0 ? o->achieved_qps : q / c->growth;
+		s->capacity_qps = ach > 0 ? ach : q / c->growth;
 	} else if (q >= c->max_qps || s->cap_probes >= FL_SEARCH_MAX_CAP_PROBES) {
 		s->capacity_qps = q;
 	} else {
@@ -472,9 +474,12 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 	struct fl_search_step st = s->next;
 	enum fl_verdict v = st.phase == FL_PHASE_PROBE ? FL_VERDICT_UNJUDGED :
 		fl_search_judge(c, o, buf, sizeof buf);
-	if (st.phase == FL_PHASE_PROBE)
+	if (st.phase == FL_PHASE_PROBE && isfinite(o->achieved_qps))
 		snprintf(buf, sizeof buf, "capacity probe: %.1f of %.1f qps answered",
 			o->achieved_qps, o->offered_qps > 0 ? o->offered_qps : o->requested_qps);
+	else if (st.phase == FL_PHASE_PROBE)
+		snprintf(buf, sizeof buf, "capacity probe at %.1f qps: no window measured",
+			o->requested_qps);
 	/* Unsure at the longest step (or in a final window) is a miss: not known to hold. */
 	int longest = st.phase == FL_PHASE_FINAL || st.duration_s >= c->max_step_s;
 	struct fl_search_probe *p = &s->probes[s->nprobes++];
