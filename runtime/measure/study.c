@@ -231,6 +231,29 @@ static size_t st_run_all(struct st_point *p, size_t n, const struct st_args *a,
 	return ok;
 }
 
+/* --merge takes --out and --quiet only: the study's own options are the shards'. */
+static int st_merge_args_ok(int argc, char **argv)
+{
+	static const char *const ok[] = { "--merge", "--out", "--quiet", NULL };
+
+	for (int i = 1; i < argc; i++) {
+		size_t l = strcspn(argv[i], "=");
+		int known = 0;
+
+		if (strncmp(argv[i], "--", 2) != 0)
+			continue;  /* a value */
+		for (int k = 0; ok[k]; k++)
+			known |= strlen(ok[k]) == l && strncmp(argv[i], ok[k], l) == 0;
+		if (!known) {
+			fprintf(stderr, FM_PROG ": study --merge: %.*s is a study option; the merge "
+				"takes only --out and --quiet (the shards' options are in their "
+				"study.json)\n", (int)l, argv[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int fm_study_main(int argc, char **argv)
 {
 	struct st_point *points;
@@ -249,6 +272,8 @@ int fm_study_main(int argc, char **argv)
 	}
 	if (st_parse(argc, argv, &a, &r) != 0)
 		return FM_EXIT_USAGE;
+	if (a.merge_text)
+		return st_merge_args_ok(argc, argv) ? st_merge_main(&a, FM_PROG) : FM_EXIT_USAGE;
 	if (fm_geometry(&r.geo, a.cpu, a.i1, a.d1, a.ll, &notes) != 0)
 		return FM_EXIT_USAGE;
 	points = calloc(ST_MAX_POINTS, sizeof(*points));  /* large: kept off the stack */
@@ -304,6 +329,8 @@ int fm_study_main(int argc, char **argv)
 	if (st_plan_facts(points, n, &r) != 0)
 		fprintf(stderr, FM_PROG ": some points have no plan (see summary.md)\n");
 	st_dedupe(points, n);
+	if (a.shard_n > 1)
+		st_shard(points, n, a.shard_k, a.shard_n);
 	for (size_t i = 0; i < n; i++)
 		if (!points[i].skipped && !points[i].failed)
 			resumed += (size_t)st_journal_load(dir, &points[i], &r);
@@ -352,7 +379,7 @@ int fm_study_main(int argc, char **argv)
 		plots_ok);
 	if (fm_write_report_html(dir, "study", err, sizeof(err)) != 0)
 		fprintf(stderr, FM_PROG ": warning: %s/report.html not written: %s\n", dir, err);
-	st_write_json(dir, points, n, command, notes, &m, &r, (int)st_stop_signal);
+	st_write_json(dir, points, n, command, notes, &m, &a, &r, (int)st_stop_signal);
 	for (size_t i = 0; i < n; i++)
 		fm_sim_free(&points[i].sim);
 	fm_rmtree(tmp);

@@ -64,6 +64,9 @@ struct st_args {
 	int no_mrc, no_leaf, quiet, bytes_given;
 	const char *cpu, *i1, *d1, *ll, *out;
 	const char *bytes_text, *alphas_text, *calls_text, *sizes_text, *mrc_text, *leaf_text;
+	const char *shard_text;  /* --shard K/N, parsed into shard_k, shard_n (0/1: whole) */
+	unsigned shard_k, shard_n;
+	const char *merge_text;  /* --merge DIR,...: the fleet's shard directories */
 	struct fm_run *run;      /* takes the forwarded simreq knobs */
 };
 
@@ -102,6 +105,9 @@ void st_dedupe(struct st_point *p, size_t n);
  * run (not done), fits the budget. */
 void st_budget(const struct st_args *a, const struct st_model *m, struct st_point *p,
 	size_t n, double *total_s);
+/* Mark the points another shard of the fleet measures (index % shard_n != shard_k) as
+ * skipped (3), so a host measures its share of the same plan. */
+void st_shard(struct st_point *p, size_t n, unsigned shard_k, unsigned shard_n);
 /* Set q's footprint (by_bytes: in bytes, else its active functions) and order on r. */
 void st_plan_knobs(struct st_point *q, struct fm_run *r, int by_bytes);
 
@@ -170,5 +176,10 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
  * status ("complete", or "interrupted" with the signal when stop_signal is not 0); a
  * failure to write is printed. */
 void st_write_json(const char *dir, const struct st_point *p, size_t n, const char *command,
-	json_t *notes, const struct st_model *m, const struct fm_run *r0, int stop_signal);
+	json_t *notes, const struct st_model *m, const struct st_args *a, const struct fm_run *r0,
+	int stop_signal);
+
+/* study --merge (study_fleet.c): the shards' study.json files in a->merge_text merged into
+ * one report in a->out, grouped by the simulated CPU model. Returns the exit status. */
+int st_merge_main(const struct st_args *a, const char *command);
 #endif

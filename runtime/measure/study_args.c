@@ -51,6 +51,16 @@ static const struct fl_cli_opt st_opts[] = {
 		"budget in minutes: points are dropped, most expensive first, until the estimate "
 		"fits; dropped points are listed as skipped with their estimate"),
 	FM_GEO_CLI_OPTS("simulated geometry"),
+	FL_OPT_STR("shard", shard_text, "K/N", NULL, "measure only this host's share of the "
+		"plan: the points whose index modulo N is K (0 <= K < N <= 64); the others are "
+		"listed as skipped. study.json records the shard, the host and the CPU model for "
+		"--merge", .section = "a fleet (runtime/deploy/study.yml runs both)"),
+	FL_OPT_STR("merge", merge_text, "DIR,...", NULL, "measure nothing: merge the shards' "
+		"directories (each with its study.json) into one report in --out, grouped by the "
+		"simulated CPU model (--cpu and cache sizes), each point tagged with the host that "
+		"measured it and that host's CPU; with two or more models, a side-by-side table. "
+		"Takes only --out and --quiet; exit 1 when a point of some model was measured by "
+		"no shard (the files are still written)"),
 	FL_OPT_STR("out", out, "DIR", NULL, "output directory (default: "
 		"results/study-<YYYYmmdd-HHMMSS>, relative to the current directory)",
 		.section = "output"),
@@ -238,6 +248,30 @@ int st_parse(int argc, char **argv, struct st_args *a, struct fm_run *r)
 	    (a->leaf_text && parse_list("leaf-footprints", a->leaf_text, 1, a->leaf_bytes,
 	    &a->nleaf)))
 		return -1;
+	a->shard_n = 1;
+	if (a->shard_text) {
+		unsigned k, nn;
+		int used = 0;
+
+		if (sscanf(a->shard_text, "%u/%u%n", &k, &nn, &used) != 2 ||
+		    a->shard_text[used] != '\0' || nn == 0 || nn > 64 || k >= nn) {
+			fprintf(stderr, FM_PROG ": --shard: expected K/N with 0 <= K < N <= 64, got "
+				"\"%s\"\n", a->shard_text);
+			return -1;
+		}
+		a->shard_k = k;
+		a->shard_n = nn;
+	}
+	if (a->merge_text && a->shard_text) {
+		fprintf(stderr, FM_PROG ": --merge and --shard: give one (a merge measures "
+			"nothing)\n");
+		return -1;
+	}
+	if (a->merge_text && a->out == NULL) {
+		fprintf(stderr, FM_PROG ": --merge needs --out DIR (where the merged report "
+			"goes)\n");
+		return -1;
+	}
 	if (a->leaf_text && a->no_leaf) {
 		fprintf(stderr, FM_PROG ": --leaf-footprints and --no-leaf: give one\n");
 		return -1;

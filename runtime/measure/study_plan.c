@@ -216,6 +216,16 @@ void st_dedupe(struct st_point *p, size_t n)
 			}
 }
 
+void st_shard(struct st_point *p, size_t n, unsigned shard_k, unsigned shard_n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (i % shard_n != shard_k && !p[i].skipped && !p[i].failed) {
+			p[i].skipped = 3;
+			snprintf(p[i].why, sizeof(p[i].why), "another shard's point: shard %zu/%u "
+				"measures it (this is %u/%u)", i % shard_n, shard_n, shard_k, shard_n);
+		}
+}
+
 /* Estimates; drop the most expensive points until the budget fits. */
 void st_budget(const struct st_args *a, const struct st_model *m,
 	struct st_point *p, size_t n, double *total_s)

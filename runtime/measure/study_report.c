@@ -102,7 +102,8 @@ static void st_plan_row(const struct st_point *q, double v[9])
 
 static const char *st_status(const struct st_point *q)
 {
-	return q->done ? "ok" : q->skipped ? "skipped" : q->interrupted ? "interrupted" :
+	return q->done ? "ok" : q->skipped == 3 ? "other_shard" : q->skipped ? "skipped" :
+		q->interrupted ? "interrupted" :
 		"failed";
 }
 
@@ -583,7 +584,8 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 
 /* The points, the host, the geometry notes, the library and the caches, as study.json. */
 void st_write_json(const char *dir, const struct st_point *p, size_t n, const char *command,
-	json_t *notes, const struct st_model *m, const struct fm_run *r0, int stop_signal)
+	json_t *notes, const struct st_model *m, const struct st_args *a, const struct fm_run *r0,
+	int stop_signal)
 {
 	json_t *js = json_array();
 
@@ -632,6 +634,15 @@ void st_write_json(const char *dir, const struct st_point *p, size_t n, const ch
 
 		json_object_set_new(o, "status", json_string(stop_signal ? "interrupted" :
 			"complete"));
+		/* What study --merge groups and checks the shards by. */
+		json_object_set_new(o, "cpu_model", json_string(a->cpu));
+		json_object_set_new(o, "geometry", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
+			"i1_bytes", (json_int_t)r0->geo.i1.size, "i1_ways",
+			(json_int_t)r0->geo.i1.assoc, "d1_bytes", (json_int_t)r0->geo.d1.size,
+			"d1_ways", (json_int_t)r0->geo.d1.assoc, "ll_bytes",
+			(json_int_t)r0->geo.ll.size, "ll_ways", (json_int_t)r0->geo.ll.assoc));
+		json_object_set_new(o, "shard", a->shard_n > 1 ? json_pack("{s:I,s:I}", "index",
+			(json_int_t)a->shard_k, "count", (json_int_t)a->shard_n) : json_null());
 		json_object_set_new(o, "interrupted_by_signal", stop_signal ?
 			json_integer(stop_signal) : json_null());
 		snprintf(path, sizeof(path), "%s/study.json", dir);
