@@ -529,6 +529,11 @@ int st_write_summary(const char *dir, const struct st_point *p, size_t n,
 	build = fm_build_json();
 	fprintf(fp, "# frontload front-end study\n\n");
 	fprintf(fp, "Command:\n\n    %s\n\n", command);
+	if (a->shard_n > 1)
+		fprintf(fp, "Shard %u/%u of a fleet study: this host measured the points whose "
+			"index modulo %u is %u; the others are listed as another shard's. `study "
+			"--merge` joins the shards into one report.\n\n", a->shard_k, a->shard_n,
+			a->shard_n, a->shard_k);
 	fm_host_line(fp);
 	if (build != NULL)
 		fprintf(fp, "Build: configure %s (copies %lld, seed %lld); ",
