@@ -26,6 +26,7 @@
 #include "fanout.h"
 #include "leaf_io.h"
 #include "leaf_stats.h"
+#include "leafprofile.h"
 #include "libload.h"
 #include "memacct.h"
 #include "meter.h"
@@ -70,7 +71,11 @@ struct leaf_config {
 	uint64_t stats_interval_s;
 	const char *cpu_clock;
 	const char *pmu;
+	const char *profile;
 	int quiet;
+	char *profile_argv[FL_PROFILE_MAX_ARGS];  /* the --profile's flags (owned; the fields
+	                                             above may point into them) */
+	int profile_argc;
 };
 
 /* Every flag: parsing, --help and the stats "config" echo (keys: name with - as _) all
@@ -158,6 +163,11 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"and iTLB misses, branches, branch misses, front-end stalled cycles; about 7 "
 		"descriptors per thread, nothing per request). A host without counters runs "
 		"anyway and says why. Stats: pmu"),
+	FL_OPT_STR("profile", profile, "FILE", NULL, "workload knobs from a profile "
+		"(JSON, leafprofile.h; frontload-measure calibrate --leaf writes one): its "
+		"leaf_args are applied before this command line, whose flags win. Flags that place "
+		"the process (ports, files, --mock, --lib, --tls-dir) are refused in a profile. "
+		"Stats: config.profile and config.profile_args"),
 	FL_OPT_FLAG("quiet", quiet, "print nothing at startup and exit"),
 };
 #undef FL_CLI_OBJ
@@ -293,13 +303,21 @@ static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu
 
 	leaf_cli(&cli, opts, defs, ncpu);
 	memset(c, 0, sizeof(*c));
-	int rc = fl_cli_parse(&cli, argc, argv, c, err, sizeof(err));
+	/* The profile's flags go first, so the command line's win. */
+	char **av = NULL;
+	int ac = 0;
+	if (fl_profile_splice(argc, argv, c->profile_argv, &c->profile_argc, &av, &ac, err,
+	    sizeof(err)) != 0)
+		die(2, "%s", err);
+	int rc = fl_cli_parse(&cli, av ? ac : argc, av ? av : argv, c, err, sizeof(err));
+	free(av);  /* the strings stay: c points into them */
 	if (rc == FL_CLI_HELP) {
 		usage(stdout, &cli, ncpu);
 		exit(0);
 	}
 	if (rc != 0)
-		die(2, "%s (see --help)", err);
+		die(2, "%s (see --help%s)", err, c->profile_argc ? "; the --profile's flags are "
+			"parsed before the command line's" : "");
 }
 
 /* --mock HOST:PORT or none. */
@@ -373,6 +391,10 @@ static json_t *config_json(struct leaf_server *s)
 		json_object_set_new(o, key, v);
 	}
 	/* What the defaults resolved to. */
+	json_t *pa = json_array();
+	for (int i = 0; i < s->cfg.profile_argc; i++)
+		json_array_append_new(pa, json_string(s->cfg.profile_argv[i]));
+	json_object_set_new(o, "profile_args", pa);
 	json_object_set_new(o, "lib_path", json_string(s->base.lib.path));
 	json_object_set_new(o, "port_bound", json_integer(fl_io_port(s->io)));
 	json_object_set_new(o, "plan_functions",
@@ -710,6 +732,7 @@ static void leaf_free(struct leaf_server *s)
 		fl_corpus_free(&s->corpus);
 	fl_request_base_close(&s->base);
 	json_decref(s->config_json);
+	fl_profile_args_free(s->cfg.profile_argv, s->cfg.profile_argc);
 }
 
 int main(int argc, char **argv)

@@ -29,6 +29,8 @@ static void calibrate_usage(FILE *fp)
 "X is above the MPKI at --max-calls, it then bisects the body share (--body, % of calls\n"
 "running their full body: fewer instructions per fetched function) down to --body-min.\n"
 "Prints each step and the settings found (--calls-per-request N [--body P]).\n"
+"calibrate --leaf fits the running leaf's CPU profile instead and writes a leaf profile\n"
+"(calibrate --leaf --help).\n"
 "\n", fp);
 	fm_harness_usage(fp, FM_CMD_CALIBRATE);
 	fputs("\nexit status: 0 a setting within tolerance was found, 3 none within tolerance\n"

@@ -7,6 +7,7 @@ int fm_validate_main(int argc, char **argv);      /* --harness: frontload-simreq
 int fm_validate_leaf_main(int argc, char **argv); /* default: the running leaf */
 int fm_mix_main(int argc, char **argv);
 int fm_calibrate_main(int argc, char **argv);
+int fm_calibrate_leaf_main(int argc, char **argv); /* calibrate --leaf */
 int fm_study_main(int argc, char **argv);
 int fm_scale_main(int argc, char **argv);
 

@@ -16,7 +16,8 @@ static const char usage_text[] =
 "             them) vs the targets: per object, per pool, a table (metric, target,\n"
 "             measured, verdict, path) and JSON; --harness: frontload-simreq in process\n"
 "  mix        the dynamic instruction mix and miss rates only\n"
-"  calibrate  find calls per request (then the body share) that give a target L1i MPKI\n"
+"  calibrate  find calls per request (then the body share) that give a target L1i MPKI;\n"
+"             --leaf: fit the running leaf's CPU profile to the targets, write a profile\n"
 "  study      sweep footprint x calls per request, plus an L1i miss-ratio curve; writes\n"
 "             study.csv, summary.md and gnuplot plots\n"
 "  scale      the scaling study: frontload run per configuration of instances x\n"
@@ -55,8 +56,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(sub, "mix") == 0)
 		return fm_mix_main(argc - 1, argv + 1);
-	if (strcmp(sub, "calibrate") == 0)
+	if (strcmp(sub, "calibrate") == 0) {
+		for (int i = 2; i < argc; i++)
+			if (strcmp(argv[i], "--leaf") == 0)
+				return fm_calibrate_leaf_main(argc - 1, argv + 1);
 		return fm_calibrate_main(argc - 1, argv + 1);
+	}
 	if (strcmp(sub, "study") == 0)
 		return fm_study_main(argc - 1, argv + 1);
 	if (strcmp(sub, "scale") == 0)

@@ -167,6 +167,10 @@ static void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char *
 	snprintf(buf, sizeof buf, "%.0f", a->timeout_s * 1000);
 	c->leaf_args[n++] = "--rpc-timeout-ms";
 	c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
+	if (a->leaf_profile) {  /* the leaf puts its flags first, whatever their place here */
+		c->leaf_args[n++] = "--profile";
+		c->leaf_args[n++] = (char *)a->leaf_profile;
+	}
 	if (simulated) {
 		/* perf_event_open under valgrind measures nothing of the guest. */
 		c->leaf_args[n++] = "--pmu";
@@ -472,6 +476,8 @@ int fm_validate_leaf_main(int argc, char **argv)
 		"s:s}", "qps", a.qps, "warmup_s", a.warmup_s, "window_s", a.window_s, "sim_qps",
 		sim_qps, "sim_warmup_s", sim_warmup, "sim_window_s", sim_window, "timeout_s",
 		a.timeout_s, "tls", a.tls, "seed", (json_int_t)a.seed, "cpu", a.cpu));
+	json_object_set_new(json_object_get(out, "config"), "leaf_profile", a.leaf_profile ?
+		json_string(a.leaf_profile) : json_null());
 	json_object_set_new(out, "native", vl_phase_json(&nat));
 	json_object_set_new(out, "simulated", a.hardware ? json_null() : vl_phase_json(&sim));
 	json_object_set_new(out, "stages", json_incref(sw));

@@ -22,6 +22,7 @@ struct vl_args {
 	int simulate, hardware, tls, profile, no_profile, quiet, objdump;
 	const char *cpu, *i1, *d1, *ll, *json, *targets, *keep;
 	const char *leaf_args, *driver_args, *sim_qps_text;
+	const char *leaf_profile;         /* --profile FILE: given to both leaves */
 	double qps, sim_qps, warmup_s, window_s, timeout_s;
 	uint64_t perf_hz, seed, sim_requests;
 	const char *knobs[FM_MAX_KNOBS];  /* forwarded leaf flags (name, value or NULL) */

@@ -34,6 +34,9 @@ static const struct fl_cli_opt vl_opts[] = {
 		"leaf's --rpc-timeout-ms (seconds)"),
 	FL_OPT_FLAG("tls", tls, "TLS between driver and leaf (frontload run --tls)",
 		.section = "the service"),
+	FL_OPT_STR("profile", leaf_profile, "FILE", NULL, "a leaf profile (calibrate --leaf "
+		"writes one; not the CPU profile of --no-profile): both leaves get --profile FILE, "
+		"its workload knobs before every other leaf flag"),
 	FL_OPT_STR("leaf-args", leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags (as "
 		"frontload run --leaf-args)"),
 	FL_OPT_STR("driver-args", driver_args, "\"ARGS\"", NULL, "more frontload-driver "

@@ -383,8 +383,10 @@ static void pipe_rank(struct fl_worker *wk, size_t kept)
 		memcpy(wk->batch_sparse + j * FL_DLRM_SPARSE,
 			wk->sparse + (size_t)slot * FL_DLRM_SPARSE, FL_DLRM_SPARSE * sizeof(uint32_t));
 	}
-	fl_dlrm_forward(wk->p->model, wk->dlrm, wk->batch_dense, wk->batch_sparse, kept,
-		wk->model_out);
+	/* Every pass is a whole forward (sgemm through OpenBLAS): repeated work, not elided. */
+	for (uint32_t p = 0; p < (wk->p->cfg.rank_passes ? wk->p->cfg.rank_passes : 1u); p++)
+		fl_dlrm_forward(wk->p->model, wk->dlrm, wk->batch_dense, wk->batch_sparse, kept,
+			wk->model_out);
 	for (size_t j = 0; j < kept; j++) {
 		float proc = 0.5f + 0.25f * wk->stories[j].score;
 

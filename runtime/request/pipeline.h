@@ -39,6 +39,7 @@ struct fl_pipeline_config {
 	uint32_t blend_passes;             /* blending passes over the kept stories */
 	uint32_t serialize_passes;         /* serialization passes over the kept stories */
 	uint32_t emb_rows;                 /* DLRM rows per embedding table (stage 5) */
+	uint32_t rank_passes;              /* DLRM forwards over the kept stories (>= 1) */
 	uint32_t max_reply_bytes;          /* cap on a sampled reply size */
 	uint32_t max_request_bytes;        /* cap on a decompressed request payload */
 	int zstd_level;                    /* reply compression level */

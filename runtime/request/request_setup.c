@@ -67,6 +67,7 @@ void fl_pipeline_config_init(struct fl_pipeline_config *pc, const struct fl_requ
 		.blend_passes = (uint32_t)k->blend_passes,
 		.serialize_passes = (uint32_t)k->serialize_passes,
 		.emb_rows = (uint32_t)k->emb_rows,
+		.rank_passes = (uint32_t)k->rank_passes,
 		.max_reply_bytes = (uint32_t)k->max_reply_bytes,
 		.zstd_level = (int)k->zstd_level,
 		.seed = seed,

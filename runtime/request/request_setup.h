@@ -27,6 +27,7 @@ struct fl_pipeline_knobs {
 	double body, hit;               /* extractor knobs, % (dispatch.h) */
 	uint64_t score_passes, topk, blend_passes, serialize_passes;  /* stage 4 */
 	uint64_t emb_rows;              /* DLRM rows per embedding table (stage 5) */
+	uint64_t rank_passes;           /* DLRM forwards over the kept stories (stage 5) */
 	uint64_t zstd_level;            /* reply compression level (stage 7) */
 	uint64_t max_reply_bytes;       /* cap on a sampled reply size */
 };
@@ -50,6 +51,10 @@ struct fl_pipeline_knobs {
 		"serialization passes over the kept stories"), \
 	FL_OPT_UINT("emb-rows", pk.emb_rows, 1, 1u << 24, "N", "4096", "DLRM rows per " \
 		"embedding table"), \
+	FL_OPT_UINT("rank-passes", pk.rank_passes, 1, 1000, "N", "1", "DLRM forward passes " \
+		"over the kept stories, 1..1000: the ranking stage's work, as a production ranker " \
+		"scores several prediction heads or candidate batches (the score is the last " \
+		"pass's; every pass computes the same)"), \
 	FL_OPT_UINT("zstd-level", pk.zstd_level, 1, 19, "L", "3", "reply compression level"), \
 	FL_OPT_UINT("max-reply-bytes", pk.max_reply_bytes, 1, UINT32_MAX, "BYTES", \
 		"16777216", "cap on a reply's sampled size")

@@ -1,14 +1,18 @@
 /* run_flags.c: the flags of `frontload run`: option table, defaults, --help, parsing. */
 #include "run_flags.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "errbuf.h"
+#include "leafprofile.h"
 #include "run_result.h"
 #include "run_search.h"
 
@@ -81,6 +85,10 @@ static const struct fl_cli_opt run_opts[] = {
 		"--driver-ssh runs, split on spaces (add -i KEY, -p PORT, -F CONFIG here)"),
 	FL_OPT_FLAG("pin", cfg.pin, "also pin the mock, leaf and driver of an instance to "
 		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
+	FL_OPT_STR("profile", cfg.profile, "FILE", NULL, "a leaf profile (frontload-measure "
+		"calibrate --leaf writes one): every leaf started gets --profile FILE, its "
+		"workload knobs before the leaf's other flags (--leaf-args win); result.json "
+		"keeps the path and the profile's leaf_args. Not with --leaf"),
 	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
 		"per instance) instead of starting mock and leaf"),
 	FL_OPT_STR("mock", cfg.mock, "HOST:PORT[,...]", NULL, "use running mocks (one shared, "
@@ -274,6 +282,24 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 	}
 	if (fl_search_config_check(&c->search, err, errlen) != 0)
 		return -1;
+	if (c->profile) {
+		char *args[FL_PROFILE_MAX_ARGS];
+		int n = 0;
+
+		if (c->leaf) {
+			fl_errf(err, errlen, "--profile: the leaves given with --leaf run with the "
+				"flags they were started with; give the profile to them");
+			return -1;
+		}
+		/* Checked here, so a bad profile stops the run before anything starts. */
+		if (fl_profile_args(c->profile, args, &n, err, errlen) != 0)
+			return -1;
+		fl_profile_args_free(args, n);
+		if (realpath(c->profile, c->profile_path) == NULL) {
+			fl_errf(err, errlen, "--profile %s: %s", c->profile, strerror(errno));
+			return -1;
+		}
+	}
 	if (c->driver_ssh && (c->drivers < 2 || c->leaf == NULL)) {
 		fl_errf(err, errlen, "--driver-ssh: needs --drivers 2 or more (driver 0 runs "
 			"here) and --leaf (an address the driver hosts can reach)");

@@ -410,6 +410,10 @@ int run_start(struct fl_run *r)
 			argv_add(&a, "%u", q);
 		}
 		argv_tls_dir(&a, c);
+		if (c->profile) {
+			argv_add(&a, "--profile");
+			argv_add(&a, "%s", c->profile_path);
+		}
 		argv_split(&a, c->leaf_args);
 		rc = run_spawn(r, &in->leaf, &a, &in->leaf_cpus, 0);
 		argv_free(&a);

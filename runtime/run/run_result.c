@@ -359,6 +359,15 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "trace", json_boolean(c->trace));
 	json_object_set_new(j, "leaf_args", c->leaf_args ? json_string(c->leaf_args) :
 		json_null());
+	json_object_set_new(j, "profile", c->profile ? json_string(c->profile_path) :
+		json_null());
+	{
+		/* What the profile held when the run started (it may change later). */
+		json_t *p = c->profile ? json_load_file(c->profile_path, 0, NULL) : NULL;
+		json_object_set_new(j, "profile_leaf_args", p && json_object_get(p, "leaf_args") ?
+			json_deep_copy(json_object_get(p, "leaf_args")) : json_null());
+		json_decref(p);
+	}
 	json_object_set_new(j, "mock_args", c->mock_args ? json_string(c->mock_args) :
 		json_null());
 	json_object_set_new(j, "driver_args", c->driver_args ? json_string(c->driver_args) :

@@ -102,6 +102,8 @@ struct fl_run_config {
 	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
+	const char *profile;       /* --profile FILE as given, or NULL */
+	char profile_path[4096];   /* its absolute path, given to the leaves started */
 	const char *driver_ssh;    /* --driver-ssh HOST[=DIR][,...]: drivers 1.. remote, or NULL */
 	const char *ssh;           /* --ssh: the ssh command, split on spaces */
 	double ready_timeout_s;

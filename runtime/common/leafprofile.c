@@ -1,0 +1,154 @@
+/* leafprofile.c: read a leaf profile (leafprofile.h) into flags for the leaf's parser. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "leafprofile.h"
+
+/* Flags that place the process (addresses, files, certificates, output), not its work:
+ * a profile made on one host must not move another's ports or files. */
+static int profile_refused(const char *name)
+{
+	static const char *const no[] = { "host", "port", "port-file", "mock", "tls-dir",
+		"stats-file", "stats-interval-s", "quiet", "profile", "lib", "help", "corpus-dir",
+		NULL };
+
+	for (int i = 0; no[i]; i++)
+		if (strcmp(name, no[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static char *dup_str(const char *s)
+{
+	size_t l = strlen(s) + 1;
+	char *p = malloc(l);
+
+	if (p)
+		memcpy(p, s, l);
+	return p;
+}
+
+void fl_profile_args_free(char **args, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(args[i]);
+}
+
+int fl_profile_args(const char *path, char **out, int *n, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	const json_t *la, *v;
+	const char *key;
+	char buf[96];
+
+	*n = 0;
+	if (root == NULL) {
+		if (je.line > 0)
+			snprintf(err, errlen, "--profile %s: %s (line %d)", path, je.text, je.line);
+		else
+			snprintf(err, errlen, "--profile %s: %s", path, je.text);
+		return -1;
+	}
+	v = json_object_get(root, "frontload_profile");
+	if (!json_is_integer(v) || json_integer_value(v) != FL_PROFILE_VERSION) {
+		snprintf(err, errlen, "--profile %s: not a frontload profile (\"frontload_profile\": "
+			"%d missing or another version)", path, FL_PROFILE_VERSION);
+		goto fail;
+	}
+	la = json_object_get(root, "leaf_args");
+	if (!json_is_object(la)) {
+		snprintf(err, errlen, "--profile %s: \"leaf_args\" is not an object", path);
+		goto fail;
+	}
+	json_object_foreach((json_t *)la, key, v) {
+		if (key[0] == '\0' || key[0] == '-' || strlen(key) > 64) {
+			snprintf(err, errlen, "--profile %s: leaf_args key \"%.64s\" is not a flag name "
+				"(without --)", path, key);
+			goto fail;
+		}
+		if (profile_refused(key)) {
+			snprintf(err, errlen, "--profile %s: --%s places the process, not its work; "
+				"give it on the command line", path, key);
+			goto fail;
+		}
+		if (*n + 2 > FL_PROFILE_MAX_ARGS) {
+			snprintf(err, errlen, "--profile %s: more than %d flags", path,
+				FL_PROFILE_MAX_ARGS / 2);
+			goto fail;
+		}
+		snprintf(buf, sizeof(buf), "--%s", key);
+		if (json_is_true(v)) {
+			out[(*n)++] = dup_str(buf);
+			continue;
+		}
+		if (json_is_false(v))  /* a flag left off */
+			continue;
+		out[(*n)++] = dup_str(buf);
+		if (json_is_integer(v))
+			snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
+		else if (json_is_string(v) && json_string_length(v) < sizeof(buf))
+			snprintf(buf, sizeof(buf), "%s", json_string_value(v));
+		else {
+			snprintf(err, errlen, "--profile %s: leaf_args.%s is not a number, a string "
+				"under %zu bytes or a boolean", path, key, sizeof(buf));
+			goto fail;
+		}
+		out[(*n)++] = dup_str(buf);
+		if (out[*n - 1] == NULL || out[*n - 2] == NULL) {
+			snprintf(err, errlen, "--profile %s: out of memory", path);
+			goto fail;
+		}
+	}
+	json_decref(root);
+	return 0;
+fail:
+	fl_profile_args_free(out, *n);
+	*n = 0;
+	json_decref(root);
+	return -1;
+}
+
+int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***argv_out,
+	int *argc_out, char *err, size_t errlen)
+{
+	const char *path = NULL;
+	char **av;
+	int k = 0;
+
+	*argv_out = NULL;
+	*nargs = 0;
+	for (int i = 1; i < argc && path == NULL; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+			path = argv[i + 1];
+		else if (strncmp(argv[i], "--profile=", 10) == 0)
+			path = argv[i] + 10;
+	}
+	if (path == NULL)
+		return 0;  /* none, or "--profile" without a value: the parser says so */
+	if (fl_profile_args(path, args, nargs, err, errlen) != 0)
+		return -1;
+	av = malloc(((size_t)argc + (size_t)*nargs + 1) * sizeof(*av));
+	if (av == NULL) {
+		fl_profile_args_free(args, *nargs);
+		*nargs = 0;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	av[k++] = argv[0];
+	for (int i = 0; i < *nargs; i++)
+		av[k++] = args[i];
+	for (int i = 1; i < argc; i++)
+		av[k++] = argv[i];
+	av[k] = NULL;
+	*argv_out = av;
+	*argc_out = k;
+	return 0;
+}

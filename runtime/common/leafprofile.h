@@ -1,0 +1,35 @@
+/* leafprofile.h: a leaf profile: frontload-leaf workload knobs in a file, as
+ * `frontload-measure calibrate --leaf` writes them and frontload-leaf, frontload run and
+ * validate load them with --profile FILE.
+ *
+ * The file is JSON:
+ *   { "frontload_profile": 1,
+ *     "leaf_args": { "extractors-per-story": 300, "rank-passes": 6, "tls": true, ... },
+ *     ... anything else (how it was calibrated: command, host, build, residuals) }
+ * leaf_args names frontload-leaf flags without their "--"; a value is a number or a
+ * string, true for a flag that takes none. The leaf applies them before its command line,
+ * so a flag given there wins. Flags that name this process's place rather than its
+ * workload (ports, files, the mock's address, certificates) are refused.
+ */
+#ifndef FL_LEAFPROFILE_H
+#define FL_LEAFPROFILE_H
+
+#include <stddef.h>
+
+#define FL_PROFILE_VERSION 1
+#define FL_PROFILE_MAX_ARGS 128  /* flags and values of one profile */
+
+/* The profile's flags as an argv fragment ("--name", value...) in out (malloc'd strings,
+ * *n of them, at most FL_PROFILE_MAX_ARGS). 0, or -1 with err naming the file and what is
+ * wrong in it. */
+int fl_profile_args(const char *path, char **out, int *n, char *err, size_t errlen);
+void fl_profile_args_free(char **args, int n);
+
+/* argv with the profile's flags inserted after argv[0] (the command line's come after, so
+ * they win): *argv_out is malloc'd (argc_out + 1 entries, NULL-terminated; the strings are
+ * argv's and args'). The profile is the value of the first --profile FILE or
+ * --profile=FILE in argv; without one, *argv_out is NULL. 0, or -1 with err. */
+int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***argv_out,
+	int *argc_out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,101 @@
+#!/bin/sh
+# calibrate_leaf.sh: leaf profiles end to end: `frontload-measure calibrate --leaf` fits the
+# running leaf's CPU profile (two native validate runs) and writes a profile, which
+# frontload-leaf, frontload run and validate load with --profile FILE.
+#   1. calibrate --leaf --runs 2: exit 0 or 3 (a share outside its band), the profile holds
+#      the four fitted knobs under leaf_args, a residual for each fitted share (0 inside its
+#      band, the distance to the band outside), both runs with their measured shares; each
+#      knob of run 2 moved from run 1's toward its band (up when the share was below it,
+#      down when above), unless it sat at its range's end;
+#   2. frontload-leaf --profile: the profile's knobs are the leaf's (stats config), a flag
+#      on the command line wins over the profile's, a profile naming --port, an unknown
+#      flag, a value out of range or a file that is not a profile is refused (exit 2)
+#      with a message naming it;
+#   3. frontload run --profile: a 2 s fixed-rate run whose leaf ran with the profile's
+#      knobs (its stats config), result.json keeping the path and the leaf_args; with
+#      --leaf it is refused.
+# Skipped under sanitizers (timed windows) and without perf (the CPU profile).
+# fl-test: retries=1
+FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
+. "$FL_SRCDIR/tests/integration/common.inc"
+
+[ -z "${FL_SANITIZERS:-}" ] || skip "sanitizer build ($FL_SANITIZERS): timed native windows"
+command -v perf >/dev/null 2>&1 || skip "perf is not installed (apt-get install linux-perf)"
+command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+M=$B/frontload-measure
+RUN=$B/frontload
+[ -x "$M" ] || fail "$M not built"
+P=$T/profile.json
+
+# 1. Two runs of the fit.
+timeout 200 "$M" calibrate --leaf --runs 2 --window 4 --warmup 2 --write-profile "$P" \
+	--keep "$T/cal" >"$T/cal.out" 2>"$T/cal.err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "calibrate --leaf exited $rc: $(tail -n 4 "$T/cal.err" | tr '\n' ' ')"
+[ -s "$P" ] || fail "no profile written"
+q() { jq -r "$1" "$P"; }
+assert_eq "$(q '.frontload_profile')" 1 "frontload_profile"
+for k in extractors-per-story rank-passes rpc-zstd-fraction rpc-fanout-scale; do
+	v=$(q ".leaf_args[\"$k\"]")
+	case $v in null | '' | *[!0-9.e+-]*) fail "leaf_args.$k is not a number: $v" ;; esac
+done
+nres=$(q '[.calibrated.residuals[] | select((.residual | type) == "number" and
+	(if .measured < .lo then .residual < 0 elif .measured > .hi then .residual > 0
+	 else .residual == 0 end))] | length')
+assert_eq "$nres" 4 "residuals that match their bands"
+nruns=$(q '.calibrated.runs | length')
+[ "$nruns" = 2 ] || [ "$rc" = 0 ] || fail "runs kept: $nruns, want 2 (or 1 when it fit at once)"
+if [ "$nruns" = 2 ]; then
+	# Each knob moved toward its band: up when the share was below, down when above.
+	bad=$(jq -r '.calibrated as $c | [$c.residuals | to_entries[] | .key as $m | .value.knob as $k |
+		($c.runs[0].measured_pct[$m]) as $s | ($c.runs[0].leaf_args[$k]) as $v0 |
+		($c.runs[1].leaf_args[$k]) as $v1 |
+		select(($s < .value.lo and $v1 <= $v0 and $k != "rpc-zstd-fraction") or
+			($s > .value.hi and $v1 >= $v0 and $k != "rank-passes" and $k != "extractors-per-story")) |
+		"\($k) \($v0) -> \($v1) at \($s)%"] | join("; ")' "$P")
+	[ -z "$bad" ] || fail "knobs moved away from their bands: $bad"
+fi
+ext=$(q '.calibrated.residuals.profile_extract_pct.measured * 10 | round / 10')
+eps=$(q '.leaf_args["extractors-per-story"]')
+rp=$(q '.leaf_args["rank-passes"]')
+
+# 2. The leaf loads it; the command line wins; bad profiles are refused.
+"$LEAF" --mock none --profile "$P" --rank-passes 7 --port-file "$T/l.port" \
+	--stats-file "$T/l.json" --quiet >"$T/l.log" 2>&1 &
+lp=$!
+FL_PIDS="$FL_PIDS $lp"
+i=0
+until [ -s "$T/l.port" ]; do
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "leaf with --profile did not start: $(tail -n 3 "$T/l.log")"
+	sleep 0.1
+done
+kill "$lp"
+wait "$lp"
+assert_eq "$(get "$T/l.json" config.extractors_per_story)" "$eps" "leaf's extractors per story from the profile"
+assert_eq "$(get "$T/l.json" config.rank_passes)" 7 "the command line's --rank-passes over the profile's"
+refuse() {
+	printf '%s\n' "$2" >"$T/bad.json"
+	"$LEAF" --mock none --profile "$T/bad.json" --quiet >"$T/bad.log" 2>&1
+	r=$?
+	assert_eq "$r" 2 "leaf exit status with a profile of $2"
+	grep -q -- "$1" "$T/bad.log" || fail "leaf with a profile of $2: no '$1' in: $(cat "$T/bad.log")"
+}
+refuse "places the process" '{"frontload_profile": 1, "leaf_args": {"port": 9}}'
+refuse 'unknown option "--no-such-knob"' '{"frontload_profile": 1, "leaf_args": {"no-such-knob": 1}}'
+refuse "rank-passes" '{"frontload_profile": 1, "leaf_args": {"rank-passes": 0}}'
+refuse "not a frontload profile" '{"leaf_args": {}}'
+
+# 3. frontload run with the profile.
+"$RUN" run --qps 5 --duration 2 --warmup-seconds 1 --profile "$P" --out "$T/run" \
+	>"$T/run.out" 2>"$T/run.err" || fail "frontload run --profile: $(tail -n 3 "$T/run.err")"
+R=$T/run/result.json
+assert_eq "$(jq -r '.config.profile_leaf_args["rank-passes"]' "$R")" "$rp" "result.json config.profile_leaf_args"
+[ "$(jq -r '.config.profile' "$R")" != null ] || fail "result.json config.profile is null"
+[ -s "$T/run/leaf0-stats.json" ] || fail "the run kept no leaf0-stats.json: $(ls "$T/run")"
+assert_eq "$(get "$T/run/leaf0-stats.json" config.rank_passes)" "$rp" "the run's leaf rank passes"
+"$RUN" run --qps 5 --duration 2 --profile "$P" --leaf 127.0.0.1:1 --out "$T/run2" \
+	>"$T/run2.out" 2>&1 && fail "frontload run --profile --leaf exited 0"
+grep -q "profile" "$T/run2.out" || fail "run --profile --leaf: no message naming --profile: $(cat "$T/run2.out")"
+echo "calibrate --leaf: $nruns runs (exit $rc), extraction $ext% at $eps extractors per story," \
+	"rank passes $rp; the leaf and frontload run load the profile, 4 bad profiles refused"
