@@ -540,9 +540,10 @@ int st_merge_main(const struct st_args *a, const char *prog)
 	}
 	if (fm_write_report_html(a->out, "study", err, sizeof(err)) != 0)
 		fprintf(stderr, FM_PROG ": warning: %s/report.html not written: %s\n", a->out, err);
-	printf("study --merge: %zu shard%s, %zu CPU model%s, %zu points measured, %zu not "
+	printf("study --merge: %zu shard%s, %zu CPU model%s, %zu point%s measured, %zu not "
 		"measured; written to %s (summary.md, report.html, study.csv, study.json)\n", nd,
-		nd == 1 ? "" : "s", ng, ng == 1 ? "" : "s", measured, missing, a->out);
+		nd == 1 ? "" : "s", ng, ng == 1 ? "" : "s", measured, measured == 1 ? "" : "s",
+		missing, a->out);
 	if (incomplete)
 		fprintf(stderr, FM_PROG ": --merge: incomplete: %zu point%s measured by no shard "
 			"or a shard's study did not complete (see summary.md)\n", missing,

@@ -27,97 +27,31 @@
 #   - re-running the install part changes nothing (PLAY RECAP changed=0 on every host);
 #   - afterwards no frontload process is left in any namespace, and after teardown no
 #     namespace and no sshd of the test is left.
+# The namespaces, sshds and teardown are netns_hosts.inc's (shared with
+# deploy_study_netns.sh).
 # Skipped (exit 77, reason last) without root, ip netns, a veth pair or a bridge,
 # ansible-playbook, sshd, start-stop-daemon or taskset.
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-660}  # the run playbook gets 420 s, the re-run the rest
 . "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/netns_hosts.inc"
 
 RUN=$B/frontload
 [ -x "$RUN" ] || fail "$RUN not built"
 [ -x "$B/frontload-driver" ] || fail "$B/frontload-driver not built"
 PLAYBOOK=$FL_SRCDIR/runtime/deploy/site.yml
-SSHD=/usr/sbin/sshd
 P=$$
-NS_CTL=fl-dep-$P-ctl
-FL_NETNS=""
-SSHD_PIDS=""
 HOSTS="leaf mock driver driver2"
 ip_of() {
-	case $1 in leaf) echo 10.79.0.2 ;; mock) echo 10.79.0.3 ;; driver) echo 10.79.0.4 ;;
-	driver2) echo 10.79.0.5 ;; esac
+	nh_ip "$1"
 }
 
-teardown() {
-	for p in $SSHD_PIDS; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $SSHD_PIDS; do
-		while running "$p"; do sleep 0.1; done
-	done
-	SSHD_PIDS=""
-	for ns in $FL_NETNS; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-	FL_NETNS=""
-}
-trap 'fl_cleanup; teardown' EXIT
-
-[ "$(id -u)" = 0 ] || skip "network namespaces and sshd need root (uid $(id -u))"
-for c in ip ansible-playbook ssh ssh-keygen start-stop-daemon taskset python3; do
-	command -v "$c" >/dev/null 2>&1 || skip "no $c (apt-get install ansible-core openssh-server iproute2)"
-done
-[ -x "$SSHD" ] || skip "no $SSHD (apt-get install openssh-server)"
-ip netns add "$NS_CTL" 2>"$T/ns.err" || skip "ip netns add failed: $(head -n 1 "$T/ns.err")"
-FL_NETNS=$NS_CTL
-ip netns exec "$NS_CTL" true 2>"$T/ns.err" || skip "ip netns exec failed: $(head -n 1 "$T/ns.err")"
-ip -n "$NS_CTL" link add br0 type bridge 2>"$T/ns.err" ||
-	skip "cannot create a bridge: $(head -n 1 "$T/ns.err")"
-ip -n "$NS_CTL" link set lo up && ip -n "$NS_CTL" link set br0 up &&
-	ip -n "$NS_CTL" addr add 10.79.0.1/24 dev br0 || fail "setting up $NS_CTL"
-for h in $HOSTS; do
-	ns=fl-dep-$P-$h
-	ip netns add "$ns" || fail "ip netns add $ns"
-	FL_NETNS="$FL_NETNS $ns"
-	ip -n "$NS_CTL" link add "v$h" type veth peer name eth0 netns "$ns" 2>"$T/ns.err" ||
-		skip "cannot create a veth pair: $(head -n 1 "$T/ns.err")"
-	ip -n "$NS_CTL" link set "v$h" master br0 && ip -n "$NS_CTL" link set "v$h" up &&
-		ip -n "$ns" link set lo up && ip -n "$ns" link set eth0 up &&
-		ip -n "$ns" addr add "$(ip_of "$h")/24" dev eth0 || fail "setting up $ns"
-done
-
-# One key for the client, one host key; an sshd per namespace on its own address.
-sshd_setup
-for h in $HOSTS; do
-	sshd_conf "$(ip_of "$h")" "sshd-$h" >"$T/ssh/sshd-$h.conf"
-	ip netns exec "fl-dep-$P-$h" "$SSHD" -D -e -f "$T/ssh/sshd-$h.conf" \
-		>"$T/sshd-$h.log" 2>&1 &
-	SSHD_PIDS="$SSHD_PIDS $!"
-done
-SSH="ssh -i $T/ssh/id -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=2"
-for h in $HOSTS; do
-	i=0
-	# shellcheck disable=SC2086
-	until ip netns exec "$NS_CTL" $SSH "root@$(ip_of "$h")" true 2>"$T/ssh.err"; do
-		i=$((i + 1))
-		[ "$i" -le 50 ] || fail "no ssh to $h ($(ip_of "$h")): $(tail -n 2 "$T/ssh.err")" \
-			"$(tail -n 3 "$T/sshd-$h.log")"
-		sleep 0.1
-	done
-done
-note "namespaces up, an sshd in each of $HOSTS"
+nh_require start-stop-daemon taskset
+nh_up "fl-dep-$P" 10.79.0 leaf=2 mock=3 driver=4 driver2=5
 
 cat >"$T/inventory.yml" <<EOF
 all:
   vars:
-    ansible_user: root
-    ansible_ssh_private_key_file: $T/ssh/id
-    ansible_ssh_common_args: >-
-      -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-      -o ControlMaster=auto -o ControlPersist=60s -o ControlPath=$T/ssh/cm-%C
-    ansible_python_interpreter: /usr/bin/python3
-    fl_install_packages: false
-    fl_root: $T/hosts
+$(nh_inventory_vars)
     fl_tls: true
   children:
     leaf:
@@ -134,11 +68,9 @@ all:
           fl_driver_ssh: "$SSH"
         driver2host: { ansible_host: $(ip_of driver2) }
 EOF
-export ANSIBLE_LOCAL_TEMP="$T/ansible-local" ANSIBLE_REMOTE_TEMP="$T/ansible-remote"
-export ANSIBLE_PIPELINING=True ANSIBLE_NOCOLOR=1 ANSIBLE_FORKS=4
+export ANSIBLE_FORKS=4
 playbook() {
-	ip netns exec "$NS_CTL" ansible-playbook -i "$T/inventory.yml" "$PLAYBOOK" \
-		-e "fl_build_dir=$B" -e "fl_results_dir=$T/results" "$@"
+	nh_playbook "$PLAYBOOK" "$@"
 }
 
 t0=$(date +%s)
@@ -199,9 +131,7 @@ grep -q "Accepted publickey for root from $(ip_of driver)" "$T/sshd-driver2.log"
 
 # Nothing of the run left in any namespace: only the sshds.
 for h in $HOSTS; do
-	left=$(ip netns pids "fl-dep-$P-$h" | while read -r p; do
-		case " $SSHD_PIDS " in *" $p "*) ;; *) cat "/proc/$p/comm" 2>/dev/null ;; esac
-	done | grep -v '^sshd$' | tr '\n' ' ')
+	left=$(nh_left "$h")
 	[ -z "$left" ] || fail "processes left in the $h namespace: $left"
 done
 
@@ -212,11 +142,8 @@ playbook -e fl_run_id=r2 --tags install >"$T/play2.log" 2>&1 ||
 recap=$(sed -n '/PLAY RECAP/,$p' "$T/play2.log" | grep -c 'changed=0')
 assert_eq "$recap" 5 "hosts with changed=0 on re-running the install (localhost + 4)"
 
-teardown
-for h in ctl $HOSTS; do
-	[ ! -e "/run/netns/fl-dep-$P-$h" ] || fail "namespace fl-dep-$P-$h left behind"
-done
-ps -eo args | grep -q "[s]s[h].*$T/ssh" && fail "an ssh or sshd of the test is left"
+nh_teardown
+nh_check_gone
 echo "deploy: leaf in its namespace on CPU 0, final window extract $cpu ns over the wire," \
 	"build ${id%"${id#????????????}"} on 4 hosts, driver 2 over ssh ($ok2 OK), install" \
 	"re-run changed=0"
