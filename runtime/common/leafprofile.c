@@ -5,7 +5,10 @@
 
 #include <jansson.h>
 
+#include <unistd.h>
+
 #include "leafprofile.h"
+#include "paths.h"
 
 /* Flags that place the process (addresses, files, certificates, output), not its work:
  * a profile made on one host must not move another's ports or files. */
@@ -37,15 +40,36 @@ void fl_profile_args_free(char **args, int n)
 		free(args[i]);
 }
 
-int fl_profile_args(const char *path, char **out, int *n, char *err, size_t errlen)
+int fl_profile_resolve(const char *name, char *out, size_t outlen, char *err,
+	size_t errlen)
+{
+	char file[256];
+
+	if (strchr(name, '/') != NULL || access(name, R_OK) == 0 || strlen(name) > 200) {
+		snprintf(out, outlen, "%s", name);
+		return strlen(name) < outlen ? 0 : -1;
+	}
+	snprintf(file, sizeof(file), "profile-%s.json", name);
+	if (fl_data_path(file, out, outlen, NULL, 0) != 0 || access(out, R_OK) != 0) {
+		snprintf(err, errlen, "--profile %s: no such file, and no shipped profile %s", name,
+			file);
+		return -1;
+	}
+	return 0;
+}
+
+int fl_profile_args(const char *name, char **out, int *n, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	json_t *root;
 	const json_t *la, *v;
 	const char *key;
-	char buf[96];
+	char buf[96], path[4096];
 
 	*n = 0;
+	if (fl_profile_resolve(name, path, sizeof(path), err, errlen) != 0)
+		return -1;
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL) {
 		if (je.line > 0)
 			snprintf(err, errlen, "--profile %s: %s (line %d)", path, je.text, je.line);

@@ -19,10 +19,16 @@
 #define FL_PROFILE_VERSION 1
 #define FL_PROFILE_MAX_ARGS 128  /* flags and values of one profile */
 
+/* The file of profile name: name itself when it is a readable file or holds a '/', else
+ * the shipped data/profile-NAME.json (paths.h: installed, else the source tree's), so
+ * "--profile default" names the profile calibrated for the default build. 0, or -1. */
+int fl_profile_resolve(const char *name, char *out, size_t outlen, char *err,
+	size_t errlen);
+
 /* The profile's flags as an argv fragment ("--name", value...) in out (malloc'd strings,
  * *n of them, at most FL_PROFILE_MAX_ARGS). 0, or -1 with err naming the file and what is
  * wrong in it. */
-int fl_profile_args(const char *path, char **out, int *n, char *err, size_t errlen);
+int fl_profile_args(const char *name, char **out, int *n, char *err, size_t errlen);
 void fl_profile_args_free(char **args, int n);
 
 /* argv with the profile's flags inserted after argv[0] (the command line's come after, so

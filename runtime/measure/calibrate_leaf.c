@@ -15,10 +15,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -35,6 +37,16 @@
 
 #define CL_DAMP 0.8      /* exponent on the odds ratio: a step short of the whole way */
 #define CL_MAX_STEP 4.0  /* a knob moves by at most x4 (or /4) per run */
+#define CL_CHANNELS 16   /* --rpc-channels the fit sets (cl_base_defaults) */
+
+/* The signal (SIGINT, SIGTERM) that stopped the fit, 0 while none: written by the
+ * handler, read while a run is waited for, which then stops that run's validate. */
+static volatile sig_atomic_t cl_stop_signal;
+
+static void cl_on_signal(int sig)
+{
+	cl_stop_signal = sig;
+}
 
 /* A fitted knob and the target metric whose work it sets. */
 struct cl_knob {
@@ -95,6 +107,9 @@ static void cl_usage(FILE *fp)
 "  --rank-passes           ranking/prediction                 profile_ranking_pct\n"
 "  --rpc-zstd-fraction     compression                        profile_compression_pct\n"
 "  --rpc-fanout-scale      encryption (TLS to the mock)       profile_encryption_pct\n"
+"(the zstd share's step leaves out what the fanout's step does to compression; the\n"
+"profile also sets --rpc-channels 16, unless the start profile sets it, so the zstd share\n"
+"moves in 1/16 steps rather than the leaf's 1/4)\n"
 "Bands come from the targets file (production.json: DCPerf PRs 715 and 746). Every run\n"
 "moves each knob by its category's odds ratio to the band's centre (damped, at most x4);\n"
 "the run closest to every band (squared miss in band widths) is written as a leaf profile:\n"
@@ -109,9 +124,21 @@ static void cl_usage(FILE *fp)
 "\n"
 "options (defaults in brackets):\n", fp);
 	fl_cli_help(fp, &cl_cli);
-	fputs("\nexit status: 0 every fitted share inside its band, 3 the closest run written\n"
+	fputs("\nSIGINT or SIGTERM stops the running validate (and the service it started) and\n"
+"writes the closest of the finished runs.\n"
+"exit status: 0 every fitted share inside its band, 3 the closest run written\n"
 "but some share outside its band (residuals printed), 1 no run measured the profile\n"
-"(nothing written), 2 usage error.\n", fp);
+"(nothing written), 2 usage error, 130 / 143 stopped by SIGINT / SIGTERM.\n", fp);
+}
+
+/* Flags the fit needs beyond its four knobs, unless the start profile sets them. */
+static void cl_base_defaults(json_t *base)
+{
+	/* The zstd share is counted in channels (fanout.c: lround(fraction x channels)):
+	 * 16 per FANOUT thread rather than the leaf's 4 give it 1/16 steps, fine enough for
+	 * a band 1.3 points wide. */
+	if (json_object_get(base, "rpc-channels") == NULL)
+		json_object_set_new(base, "rpc-channels", json_integer(CL_CHANNELS));
 }
 
 /* Starting values: the start profile's, else the leaf's defaults. */
@@ -121,18 +148,19 @@ static int cl_start(const struct cl_args *a, struct cl_knob *k, int nk, json_t *
 	json_t *root, *la;
 
 	*base = json_object();
-	if (a->start == NULL)
-		return 0;
-	root = json_load_file(a->start, 0, NULL);
-	la = json_object_get(root, "leaf_args");
-	if (!json_is_object(la)) {
-		snprintf(err, errlen, "--profile %s: no leaf_args object (not a leaf profile)",
-			a->start);
+	if (a->start != NULL) {
+		root = json_load_file(a->start, 0, NULL);
+		la = json_object_get(root, "leaf_args");
+		if (!json_is_object(la)) {
+			snprintf(err, errlen, "--profile %s: no leaf_args object (not a leaf profile)",
+				a->start);
+			json_decref(root);
+			return -1;
+		}
+		json_object_update(*base, la);
 		json_decref(root);
-		return -1;
 	}
-	json_object_update(*base, la);
-	json_decref(root);
+	cl_base_defaults(*base);
 	for (int i = 0; i < nk; i++) {
 		json_t *v = json_object_get(*base, k[i].flag);
 
@@ -225,12 +253,32 @@ static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir
 		argv[k++] = a->leaf_args;
 	}
 	argv[k] = NULL;
-	rc = fl_spawn_wait(argv, &(struct fl_spawn_opts){ .stdout_path = log,
+	pid_t pid = fl_spawn(argv, &(struct fl_spawn_opts){ .stdout_path = log,
 		.stderr_path = log, .append = 1 }, err, errlen);
+	int status, stopping = 0;
+
+	if (pid < 0)
+		return NULL;
+	/* validate stops the mock, leaf and driver it started on SIGTERM. */
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			return NULL;
+		}
+		if (cl_stop_signal && !stopping) {
+			kill(pid, SIGTERM);
+			stopping = 1;
+		}
+	}
+	if (cl_stop_signal) {
+		snprintf(err, errlen, "stopped by signal %d", (int)cl_stop_signal);
+		return NULL;
+	}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	/* 3: a target missed, which is what a fit starts from. */
 	if (rc != 0 && rc != 3) {
-		if (rc > 0)
-			snprintf(err, errlen, "validate exited %d (see %.2000s)", rc, log);
+		snprintf(err, errlen, "validate %s %d (see %.2000s)", rc < 0 ? "killed by signal" :
+			"exited", rc < 0 ? WTERMSIG(status) : rc, log);
 		return NULL;
 	}
 	out = json_load_file(js, 0, NULL);
@@ -266,18 +314,30 @@ static double cl_score(const double *m, const double (*band)[2], int nk)
 	return s;
 }
 
-/* Move each knob by its share's odds ratio to the band's centre. */
+/* Move each knob by its share's odds ratio to the band's centre. The zstd channels'
+ * bytes are the fanout's, so compression moves with --rpc-fanout-scale too: the zstd
+ * fraction's step leaves out what the fanout's step already does to it. */
 static void cl_step(struct cl_knob *k, int nk, const double *m, const double (*band)[2])
 {
+	double f[8];
+
 	for (int i = 0; i < nk; i++) {
-		double t = (band[i][0] + band[i][1]) / 200, s = m[i] / 100, f;
+		double t = (band[i][0] + band[i][1]) / 200, s = m[i] / 100;
 
 		if (s <= 0)
-			f = CL_MAX_STEP;  /* no sample at all: as far as a step goes */
+			f[i] = CL_MAX_STEP;  /* no sample at all: as far as a step goes */
 		else
-			f = pow((t / (1 - t)) / (s / (1 - s)), CL_DAMP);
-		f = fmin(fmax(f, 1 / CL_MAX_STEP), CL_MAX_STEP);
-		k[i].value = fmin(fmax(k[i].value * f, k[i].lo), k[i].hi);
+			f[i] = pow((t / (1 - t)) / (s / (1 - s)), CL_DAMP);
+		f[i] = fmin(fmax(f[i], 1 / CL_MAX_STEP), CL_MAX_STEP);
+	}
+	for (int i = 0; i < nk; i++) {
+		double fi = f[i];
+
+		if (strcmp(k[i].flag, "rpc-zstd-fraction") == 0)
+			for (int j = 0; j < nk; j++)
+				if (strcmp(k[j].flag, "rpc-fanout-scale") == 0)
+					fi = fmin(fmax(fi / f[j], 1 / CL_MAX_STEP), CL_MAX_STEP);
+		k[i].value = fmin(fmax(k[i].value * fi, k[i].lo), k[i].hi);
 		if (k[i].integer)
 			k[i].value = fmax(k[i].lo, round(k[i].value));
 	}
@@ -285,7 +345,7 @@ static void cl_step(struct cl_knob *k, int nk, const double *m, const double (*b
 
 int fm_calibrate_leaf_main(int argc, char **argv)
 {
-	struct cl_knob k[] = {
+	struct cl_knob k[] = {  /* at most 8 (cl_step) */
 		{ "extractors-per-story", "profile_extract_pct", 1, 100000, 1, 340 },
 		{ "rank-passes", "profile_ranking_pct", 1, 1000, 1, 1 },
 		{ "rpc-zstd-fraction", "profile_compression_pct", 0.01, 1, 0, 0.5 },
@@ -349,6 +409,15 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		goto done;
 	}
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = cl_on_signal;  /* no SA_RESTART: waitpid returns EINTR */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	for (nrun = 1; nrun <= (int)a.runs; nrun++) {
 		json_t *la = cl_leaf_args(k, NK, base), *v;
 		double m[NK], sc;
@@ -384,12 +453,14 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 			memcpy(best_k, k, sizeof(k));
 			memcpy(best_m, m, sizeof(m));
 		}
-		if (sc == 0)
+		if (sc == 0 || cl_stop_signal)
 			break;
 		cl_step(k, NK, m, (const double (*)[2])band);
 	}
 	if (!isfinite(best_score)) {
 		fprintf(stderr, FM_PROG ": no run measured the profile: nothing written\n");
+		if (cl_stop_signal)
+			rc = 128 + cl_stop_signal;
 		goto done;
 	}
 	{
@@ -400,9 +471,9 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 			size_t l = strlen(cmd);
 			snprintf(cmd + l, sizeof(cmd) - l, " %s", argv[i]);
 		}
-		printf("calibrate --leaf: %d run%s; best: --extractors-per-story %.0f --rank-passes "
-			"%.0f --rpc-zstd-fraction %.3f --rpc-fanout-scale %.4g\n", nrun > (int)a.runs ?
-			(int)a.runs : nrun, nrun == 1 ? "" : "s", best_k[0].value, best_k[1].value,
+		printf("calibrate --leaf: %zu run%s; best: --extractors-per-story %.0f --rank-passes "
+			"%.0f --rpc-zstd-fraction %.3f --rpc-fanout-scale %.4g\n", json_array_size(runs),
+			json_array_size(runs) == 1 ? "" : "s", best_k[0].value, best_k[1].value,
 			best_k[2].value, best_k[3].value);
 		for (int i = 0; i < NK; i++) {
 			double r = best_m[i] < band[i][0] ? best_m[i] - band[i][0] : best_m[i] >
@@ -427,6 +498,11 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		}
 		printf("  written to %s (%s)\n", a.out, fm_dur_str(fm_now() - t0, d1, sizeof(d1)));
 		rc = best_score == 0 ? FM_EXIT_OK : FM_EXIT_MISSED;
+	}
+	if (cl_stop_signal) {
+		fprintf(stderr, FM_PROG ": stopped by signal %d: the closest of the runs that "
+			"finished is written\n", (int)cl_stop_signal);
+		rc = 128 + cl_stop_signal;
 	}
 done:
 	if (tmp[0])

@@ -295,7 +295,10 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 		if (fl_profile_args(c->profile, args, &n, err, errlen) != 0)
 			return -1;
 		fl_profile_args_free(args, n);
-		if (realpath(c->profile, c->profile_path) == NULL) {
+		char file[4096];
+		if (fl_profile_resolve(c->profile, file, sizeof(file), err, errlen) != 0)
+			return -1;
+		if (realpath(file, c->profile_path) == NULL) {
 			fl_errf(err, errlen, "--profile %s: %s", c->profile, strerror(errno));
 			return -1;
 		}

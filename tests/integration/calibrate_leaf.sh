@@ -13,10 +13,12 @@
 #      with a message naming it;
 #   3. frontload run --profile: a 2 s fixed-rate run whose leaf ran with the profile's
 #      knobs (its stats config), result.json keeping the path and the leaf_args; with
-#      --leaf it is refused.
+#      --leaf it is refused;
+#   4. SIGTERM during a fit's second run: exit 143, the finished run written as the
+#      profile, nothing of the stopped validate's service left.
 # Skipped under sanitizers (timed windows) and without perf (the CPU profile).
 # fl-test: retries=1
-FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
+FL_WATCHDOG_S=${FL_WATCHDOG_S:-300}
 . "$FL_SRCDIR/tests/integration/common.inc"
 
 [ -z "${FL_SANITIZERS:-}" ] || skip "sanitizer build ($FL_SANITIZERS): timed native windows"
@@ -97,5 +99,27 @@ assert_eq "$(get "$T/run/leaf0-stats.json" config.rank_passes)" "$rp" "the run's
 "$RUN" run --qps 5 --duration 2 --profile "$P" --leaf 127.0.0.1:1 --out "$T/run2" \
 	>"$T/run2.out" 2>&1 && fail "frontload run --profile --leaf exited 0"
 grep -q "profile" "$T/run2.out" || fail "run --profile --leaf: no message naming --profile: $(cat "$T/run2.out")"
+# 4. SIGTERM during the second run: exit 143, the first run's profile written, the
+#    service of the stopped validate gone.
+"$M" calibrate --leaf --runs 3 --window 4 --warmup 2 --seed 4343 --write-profile "$T/stop.json" \
+	>"$T/stop.out" 2>"$T/stop.err" &
+cp=$!
+FL_PIDS="$FL_PIDS $cp"
+i=0
+until grep -q 'run 1/3' "$T/stop.err" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -le 900 ] || fail "calibrate did not finish its first run: $(tail -n 3 "$T/stop.err")"
+	sleep 0.1
+done
+sleep 2
+kill -TERM "$cp"
+wait "$cp"
+src=$?
+assert_eq "$src" 143 "calibrate --leaf exit status after SIGTERM"
+assert_eq "$(jq '.calibrated.runs | length' "$T/stop.json")" 1 "runs in the profile written after SIGTERM"
+sleep 1
+left=$(pgrep -f -- "--seed 4343" | tr '\n' ' ')
+[ -z "$left" ] || fail "processes of the stopped fit left: $left"
 echo "calibrate --leaf: $nruns runs (exit $rc), extraction $ext% at $eps extractors per story," \
-	"rank passes $rp; the leaf and frontload run load the profile, 4 bad profiles refused"
+	"rank passes $rp; the leaf and frontload run load the profile, 4 bad profiles refused;" \
+	"SIGTERM: exit 143, 1 run written, nothing left"
