@@ -10,7 +10,7 @@
 #   2. frontload-leaf --profile: the profile's knobs are the leaf's (stats config), a flag
 #      on the command line wins over the profile's, a profile naming --port, an unknown
 #      flag, a value out of range or a file that is not a profile is refused (exit 2)
-#      with a message naming it;
+#      with a message naming it; --profile default is runtime/data/profile-default.json;
 #   3. frontload run --profile: a 2 s fixed-rate run whose leaf ran with the profile's
 #      knobs (its stats config), result.json keeping the path and the leaf_args; with
 #      --leaf it is refused;
@@ -76,6 +76,22 @@ kill "$lp"
 wait "$lp"
 assert_eq "$(get "$T/l.json" config.extractors_per_story)" "$eps" "leaf's extractors per story from the profile"
 assert_eq "$(get "$T/l.json" config.rank_passes)" 7 "the command line's --rank-passes over the profile's"
+# The shipped profile by name.
+"$LEAF" --mock none --profile default --port-file "$T/d.port" --stats-file "$T/d.json" \
+	--quiet >"$T/d.log" 2>&1 &
+dp=$!
+FL_PIDS="$FL_PIDS $dp"
+i=0
+until [ -s "$T/d.port" ]; do
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "leaf with --profile default did not start: $(tail -n 3 "$T/d.log")"
+	sleep 0.1
+done
+kill "$dp"
+wait "$dp"
+assert_eq "$(get "$T/d.json" config.rank_passes)" \
+	"$(jq '.leaf_args["rank-passes"]' "$FL_SRCDIR/runtime/data/profile-default.json")" \
+	"rank passes of --profile default (runtime/data/profile-default.json)"
 refuse() {
 	printf '%s\n' "$2" >"$T/bad.json"
 	"$LEAF" --mock none --profile "$T/bad.json" --quiet >"$T/bad.log" 2>&1
