@@ -62,33 +62,14 @@ eps=$(q '.leaf_args["extractors-per-story"]')
 rp=$(q '.leaf_args["rank-passes"]')
 
 # 2. The leaf loads it; the command line wins; bad profiles are refused.
-"$LEAF" --mock none --profile "$P" --rank-passes 7 --port-file "$T/l.port" \
-	--stats-file "$T/l.json" --quiet >"$T/l.log" 2>&1 &
-lp=$!
-FL_PIDS="$FL_PIDS $lp"
-i=0
-until [ -s "$T/l.port" ]; do
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "leaf with --profile did not start: $(tail -n 3 "$T/l.log")"
-	sleep 0.1
-done
-kill "$lp"
-wait "$lp"
+start_server lp "$LEAF" --mock none --port 0 --profile "$P" --rank-passes 7 \
+	--stats-file "$T/l.json" --quiet
+stop_server lp
 assert_eq "$(get "$T/l.json" config.extractors_per_story)" "$eps" "leaf's extractors per story from the profile"
 assert_eq "$(get "$T/l.json" config.rank_passes)" 7 "the command line's --rank-passes over the profile's"
 # The shipped profile by name.
-"$LEAF" --mock none --profile default --port-file "$T/d.port" --stats-file "$T/d.json" \
-	--quiet >"$T/d.log" 2>&1 &
-dp=$!
-FL_PIDS="$FL_PIDS $dp"
-i=0
-until [ -s "$T/d.port" ]; do
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "leaf with --profile default did not start: $(tail -n 3 "$T/d.log")"
-	sleep 0.1
-done
-kill "$dp"
-wait "$dp"
+start_server dp "$LEAF" --mock none --port 0 --profile default --stats-file "$T/d.json" --quiet
+stop_server dp
 assert_eq "$(get "$T/d.json" config.rank_passes)" \
 	"$(jq '.leaf_args["rank-passes"]' "$FL_SRCDIR/runtime/data/profile-default.json")" \
 	"rank passes of --profile default (runtime/data/profile-default.json)"
