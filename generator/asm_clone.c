@@ -507,6 +507,17 @@ void asm_clone_allow_outside_range(struct asm_clone *c, int allow)
 	c->outside_ok = allow != 0;
 }
 
+size_t asm_clone_nk(const struct asm_clone *c)
+{
+	return c->nk;
+}
+
+void asm_clone_hull(const struct asm_clone *c, int64_t *lo, int64_t *hi)
+{
+	memcpy(lo, c->k_lo, c->nk * sizeof(*lo));
+	memcpy(hi, c->k_hi, c->nk * sizeof(*hi));
+}
+
 size_t asm_clone_nslots(const struct asm_clone *c)
 {
 	return c->nslots;
@@ -635,32 +646,41 @@ static char *write_copy(const struct asm_clone *c, char *w, const char *name, si
 	return w + c->tail;
 }
 
+int asm_clone_values(const struct asm_clone *c, const int64_t *k, int64_t *vals)
+{
+	return slot_values(c, k, vals);
+}
+
+void asm_clone_emit_values(const struct asm_clone *c, const char *name, const char *label_tag,
+                           const int64_t *vals, struct buf *out)
+{
+	struct numtxt stack_nums[256];
+	struct numtxt *nums = c->nslots > 256 ? xmalloc(c->nslots * sizeof(*nums)) : stack_nums;
+	size_t name_len = strlen(name), tag_len = strlen(label_tag);
+	size_t total = c->lit_len + c->n_name * name_len + c->n_tag * tag_len;
+
+	for (size_t i = 0; i < c->nslots; i++) {
+		fmt_i64(&nums[i], vals[i]);
+		total += nums[i].len;
+	}
+	char *w = reserve(out, total + sizeof(nums[0].s));
+	w = write_copy(c, w, name, name_len, label_tag, tag_len, nums);
+	out->len = (size_t)(w - out->p);
+	out->p[out->len] = '\0';
+	if (nums != stack_nums)
+		free(nums);
+}
+
 int asm_clone_emit(const struct asm_clone *c, const char *name, const char *label_tag,
                    const int64_t *k, struct buf *out)
 {
 	int64_t stack_vals[256];
-	struct numtxt stack_nums[256];
-	int big = c->nslots > 256;
-	int64_t *vals = big ? xmalloc(c->nslots * sizeof(*vals)) : stack_vals;
-	struct numtxt *nums = big ? xmalloc(c->nslots * sizeof(*nums)) : stack_nums;
+	int64_t *vals = c->nslots > 256 ? xmalloc(c->nslots * sizeof(*vals)) : stack_vals;
 	int rc = slot_values(c, k, vals);
 
-	if (rc == 0) {
-		size_t name_len = strlen(name), tag_len = strlen(label_tag);
-		size_t total = c->lit_len + c->n_name * name_len + c->n_tag * tag_len;
-		for (size_t i = 0; i < c->nslots; i++) {
-			fmt_i64(&nums[i], vals[i]);
-			total += nums[i].len;
-		}
-		/* + sizeof(numtxt): room for the last slot's fixed-size copy */
-		char *w = reserve(out, total + sizeof(nums[0].s));
-		w = write_copy(c, w, name, name_len, label_tag, tag_len, nums);
-		out->len = (size_t)(w - out->p);
-		out->p[out->len] = '\0';
-	}
-	if (big) {
+	if (rc == 0)
+		asm_clone_emit_values(c, name, label_tag, vals, out);
+	if (vals != stack_vals)
 		free(vals);
-		free(nums);
-	}
 	return rc;
 }

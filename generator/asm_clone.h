@@ -101,7 +101,18 @@ struct asm_clone *asm_clone_fit_n(const char *const *asm_text, const char *const
                                   const int64_t *const *k, int np, size_t nk, char *err,
                                   size_t errlen);
 
+/* For the object cloner (obj_clone.h): the slot values of the copy with constants k into
+ * vals (asm_clone_nslots entries), with every check of asm_clone_emit; 0, or -1 when the copy
+ * is unsafe. And the copy's text for slot values given directly, unchecked: the object cloner
+ * assembles a template with chosen values to find where each slot lands in the machine code. */
+int asm_clone_values(const struct asm_clone *c, const int64_t *k, int64_t *vals);
+void asm_clone_emit_values(const struct asm_clone *c, const char *name, const char *label_tag,
+                           const int64_t *vals, struct buf *out);
+
 size_t asm_clone_nslots(const struct asm_clone *c);   /* integer slots found */
+size_t asm_clone_nk(const struct asm_clone *c);       /* constants per copy */
+/* Each constant's smallest and largest probe value (asm_clone_nk entries each). */
+void asm_clone_hull(const struct asm_clone *c, int64_t *lo, int64_t *hi);
 void asm_clone_free(struct asm_clone *c);
 
 /* Addition to the planned API, for tests and diagnostics: the rule of slot i (0-based, in

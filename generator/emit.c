@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "asm_clone.h"
+#include "obj_clone.h"
 #include "expand.h"
 #include "gen.h"
 #include "pattern.h"
@@ -346,7 +347,8 @@ void emit_registry(const struct gen *g)
 		fatal("--config: not a JSON object: %s", cfg ? "" : jerr.text);
 	json_object_set_new(cfg, "seed", json_integer((json_int_t)g->gp.seed));
 	json_object_set_new(cfg, "copies", json_integer(g->gp.copies));
-	json_object_set_new(cfg, "clone", json_string(strcmp(g->mode, "asm") ? "none" : "asm"));
+	if (!json_is_string(json_object_get(cfg, "clone")))   /* configure's asm or obj */
+		json_object_set_new(cfg, "clone", json_string(strcmp(g->mode, "asm") ? "none" : "asm"));
 	json_object_set_new(cfg, "patterns", json_integer(g->np));
 	json_object_set_new(cfg, "functions", json_integer((json_int_t)nfn));
 	char *s = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
@@ -375,7 +377,9 @@ void emit_registry(const struct gen *g)
 
 struct fitted {
 	struct asm_clone *ac[MAX_FITS]; /* templates; ac[0] NULL when no three probes line up */
+	struct obj_tpl *ot[MAX_FITS];   /* --objects: each assembled once, NULL when refused */
 	int nfits;
+	int ot_made;             /* ot[] was tried */
 	int ends;                /* the first template spans the hull: probes 0 and 1 in it */
 	char *reason;            /* why the first triple did not line up */
 	size_t probe_bytes;      /* size of probe 0's assembly: the weight of one copy */
@@ -441,6 +445,50 @@ done:
 	return f;
 }
 
+/* --objects: assemble the variant's templates once, on its first copy in this part. */
+static void make_objects(struct fitted *f, const struct variant *v, const char *cc,
+			 const char *dir, int part, json_t *refused)
+{
+	struct buf path = {0};
+	char err[512];
+
+	f->ot_made = 1;
+	for (int i = 0; i < f->nfits; i++) {
+		buf_reset(&path);
+		buf_printf(&path, "%s/p%02d_%s_v%03d_t%d", dir, part, v->p->id, v->index, i);
+		f->ot[i] = obj_tpl_make(f->ac[i], cc, path.p, err, sizeof(err));
+		if (!f->ot[i] && json_array_size(refused) < 50) {
+			json_t *o = json_object();
+			json_object_set_new(o, "pattern", json_string(v->p->id));
+			json_object_set_new(o, "variant", json_integer(v->index));
+			json_object_set_new(o, "template", json_integer(i));
+			json_object_set_new(o, "reason", json_string(err));
+			json_array_append_new(refused, o);
+		}
+	}
+	buf_free(&path);
+}
+
+/* --objects: the copy as machine code from the first object template that takes it. */
+static int object_copy(const struct fitted *f, struct obj_shard *o, const char *name,
+		       const struct job *j, const int64_t *k, int64_t **vals, size_t *valcap)
+{
+	for (int i = 0; i < f->nfits; i++) {
+		if (!f->ot[i])
+			continue;
+		size_t n = asm_clone_nslots(f->ac[i]) + 1;
+		if (n > *valcap) {
+			*valcap = n;
+			*vals = xrealloc(*vals, n * sizeof(**vals));
+		}
+		if (asm_clone_values(f->ac[i], k, *vals) == 0 &&
+		    obj_shard_add(o, f->ot[i], *vals, name, (unsigned)j->v->p->index,
+				  (unsigned)j->v->index, j->copy) == 0)
+			return 0;
+	}
+	return -1;
+}
+
 /* Clone one copy from the first template that accepts its constants. */
 static int clone_copy(const struct fitted *f, const char *name, const char *tag, const int64_t *k,
 		      struct buf *out)
@@ -452,7 +500,7 @@ static int clone_copy(const struct fitted *f, const char *name, const char *tag,
 }
 
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
-		int nfallback)
+		int nfallback, const char *objects_cc)
 {
 	size_t njobs;
 	struct job *jobs = all_jobs(g, &njobs);
@@ -483,9 +531,18 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	int s0 = (int)((int64_t)part * nshards / parts);
 	int s1 = (int)((int64_t)(part + 1) * nshards / parts);
 
-	struct buf dir = {0}, path = {0}, b = {0}, what = {0};
+	struct buf dir = {0}, path = {0}, b = {0}, what = {0}, tpldir = {0};
 	buf_printf(&dir, "%s/shards", g->out_dir);
 	make_dirs(dir.p);
+	if (objects_cc) {
+		buf_printf(&tpldir, "%s/templates", g->out_dir);
+		make_dirs(tpldir.p);
+	}
+	json_t *obj_refused = json_array();
+	struct obj_shard *obj = NULL;
+	int64_t *vals = NULL;
+	size_t valcap = 0, nobject = 0, ntpl = 0, ntpl_ok = 0;
+	uint64_t obj_bytes = 0;
 	struct job *fb = NULL;
 	size_t nfb = 0, nunsafe = 0, ncloned = 0;
 	uint64_t asm_bytes = 0, done = 0, total = start[s1] - start[s0];
@@ -500,9 +557,11 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 		struct buf table = {0};
 		buf_puts(&table, "\t.section fl_registry,\"aw\"\n\t.balign 8\n");
 		unsigned tag = 0;
+		if (objects_cc)
+			obj = obj_shard_new();
 		for (size_t i = start[s]; i < start[s + 1]; i++) {
 			const struct variant *v = jobs[i].v;
-			const struct fitted *f = &fits[v->p->index][v->index];
+			struct fitted *f = &fits[v->p->index][v->index];
 			char name[64], ltag[32];
 			expand_symbol(v, jobs[i].copy, name, sizeof(name));
 			if (v->sk.nconsts > kcap) {
@@ -511,7 +570,17 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 			}
 			expand_draw(v, &g->gp, jobs[i].copy, k);
 			snprintf(ltag, sizeof(ltag), "f%u", tag++);
-			if (clone_copy(f, name, ltag, k, &b) == 0) {
+			if (objects_cc && !f->ot_made) {
+				make_objects(f, v, objects_cc, tpldir.p, part, obj_refused);
+				for (int t = 0; t < f->nfits; t++) {
+					ntpl++;
+					ntpl_ok += f->ot[t] != NULL;
+				}
+			}
+			if (obj && object_copy(f, obj, name, &jobs[i], k, &vals, &valcap) == 0) {
+				nobject++;
+				ncloned++;
+			} else if (clone_copy(f, name, ltag, k, &b) == 0) {
 				buf_printf(&table, "\t.quad %s\n\t.value %d, %d\n\t.long %u\n", name,
 					   v->p->index, v->index, jobs[i].copy);
 				ncloned++;
@@ -530,6 +599,16 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 		buf_reset(&path);
 		buf_printf(&path, "%s/shard_%04d.s", dir.p, s);
 		write_if_changed(path.p, b.p, b.len);
+		if (obj) {
+			char err[512];
+			obj_bytes += obj_shard_bytes(obj);
+			buf_reset(&path);
+			buf_printf(&path, "%s/shard_%04d.o", dir.p, s);
+			if (obj_shard_write(obj, path.p, err, sizeof(err)) != 0)
+				fatal("%s: %s", path.p, err);
+			obj_shard_free(obj);
+			obj = NULL;
+		}
 	}
 	progress(g, "clones", total, total);
 
@@ -580,6 +659,15 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	json_object_set_new(rep, "copies_from_c", json_integer((json_int_t)nfb));
 	json_object_set_new(rep, "copies_from_c_unsafe_value", json_integer((json_int_t)nunsafe));
 	json_object_set_new(rep, "asm_bytes", json_integer((json_int_t)asm_bytes));
+	if (objects_cc) {
+		json_object_set_new(rep, "copies_to_object", json_integer((json_int_t)nobject));
+		json_object_set_new(rep, "object_bytes", json_integer((json_int_t)obj_bytes));
+		json_object_set_new(rep, "object_templates", json_integer((json_int_t)ntpl));
+		json_object_set_new(rep, "object_templates_assembled",
+				    json_integer((json_int_t)ntpl_ok));
+		json_object_set_new(rep, "object_templates_refused", json_incref(obj_refused));
+	}
+	json_decref(obj_refused);
 	char *js = json_dumps(rep, JSON_INDENT(2) | JSON_SORT_KEYS);
 	buf_reset(&path);
 	buf_printf(&path, "%s/clone_%02d.json", g->out_dir, part);
@@ -589,8 +677,10 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 
 	for (int p = 0; p < g->np; p++) {
 		for (int v = 0; v < g->ps[p]->variants; v++) {
-			for (int i = 0; i < fits[p][v].nfits; i++)
+			for (int i = 0; i < fits[p][v].nfits; i++) {
 				asm_clone_free(fits[p][v].ac[i]);
+				obj_tpl_free(fits[p][v].ot[i]);
+			}
 			free(fits[p][v].reason);
 		}
 		free(fits[p]);
@@ -600,10 +690,12 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	free(fstart);
 	free(fb);
 	free(k);
+	free(vals);
 	free(w);
 	free(start);
 	free(jobs);
 	buf_free(&dir);
+	buf_free(&tpldir);
 	buf_free(&path);
 	buf_free(&b);
 	buf_free(&what);

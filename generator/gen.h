@@ -37,9 +37,11 @@ void emit_probes(const struct gen *g);
 void emit_registry(const struct gen *g);
 /* Clone part `part` of `parts`: assembly shards [part*nshards/parts, (part+1)*nshards/parts)
  * from the probe assembly in probes_s_dir, plus nfallback C shards for the copies that
- * cannot be cloned, plus a JSON report clone_PART.json. */
+ * cannot be cloned, plus a JSON report clone_PART.json. With objects_cc (a compiler driver)
+ * each shard is also an object file written directly (obj_clone.h), and its assembly holds
+ * only the copies the object templates cannot take. */
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
-		int nfallback);
+		int nfallback, const char *objects_cc);
 
 /* manifest.c */
 void manifest_write(const struct gen *g, const char *path);

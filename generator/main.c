@@ -17,6 +17,7 @@
 /* generate's and clone's flags, filled by fl_cli_parse and then copied into struct gen. */
 struct gen_args {
 	const char *patterns, *templates, *out, *mode, *config, *only, *sample_cover, *probes_s;
+	const char *objects;
 	uint32_t copies, shards, sample, part, parts, fallback;
 	uint64_t seed;
 	int no_check, no_line, quiet;
@@ -64,6 +65,10 @@ static const struct fl_cli_opt gen_opts[] = {
 	FL_OPT_UINT("parts", parts, 1, 10000, "P", "1", "parts the shards are split into"),
 	FL_OPT_UINT("fallback", fallback, 1, 1000, "N", "2", "C fallback shards per part for "
 		"copies that cannot be cloned"),
+	FL_OPT_STR("objects", objects, "CC", NULL, "clone to object code: assemble each "
+		"template once with CC (-c -x assembler) and write DIR/shards/shard_NNNN.o "
+		"directly; shard_NNNN.s then holds only the copies whose values do not fit the "
+		"template's fields (without it: every clone is assembly text)"),
 };
 #undef FL_CLI_OBJ
 static const struct fl_cli gen_cli = {
@@ -73,6 +78,7 @@ static const struct fl_cli gen_cli = {
 static const char usage_head[] =
 "usage: frontload-gen generate [options]   expand patterns into C shards or probes\n"
 "       frontload-gen clone [options]      clone probe assembly into assembly shards\n"
+"                                          (or, with --objects, object shards)\n"
 "       frontload-gen verify --lib SO --manifest IN --out OUT [--clone-report F ...]\n"
 "       frontload-gen --help\n"
 "\n"
@@ -312,7 +318,7 @@ int main(int argc, char **argv)
 		/* The clone step re-expands (cheap) but needs no libclang pass: generate did it. */
 		load_all(&g, a.only, 0);
 		emit_clone(&g, a.probes_s, (int)a.shards, (int)a.part, (int)a.parts,
-			   (int)a.fallback);
+			   (int)a.fallback, a.objects);
 	} else {
 		load_all(&g, a.only, !a.no_check);
 		struct buf path = {0};

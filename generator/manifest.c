@@ -39,9 +39,12 @@ void manifest_write(const struct gen *g, const char *path)
 	json_object_set_new(root, "command", json_string(g->command));
 	json_object_set_new(root, "seed", json_integer((json_int_t)g->gp.seed));
 	json_object_set_new(root, "copies", json_integer(g->gp.copies));
-	json_object_set_new(root, "clone", json_string(strcmp(g->mode, "asm") ? "none" : "asm"));
 	json_error_t jerr;
 	json_t *cfg = json_loads(g->config_json, 0, &jerr);
+	/* configure's word (asm or obj: both clone from probes), else the generator's mode */
+	json_t *cm = cfg ? json_object_get(cfg, "clone") : NULL;
+	json_object_set_new(root, "clone", json_is_string(cm) ? json_copy(cm)
+				: json_string(strcmp(g->mode, "asm") ? "none" : "asm"));
 	json_object_set_new(root, "config", cfg ? cfg : json_object());
 	for (int p = 0; p < g->np; p++) {
 		const struct pattern *pt = g->ps[p];

@@ -14,8 +14,8 @@ n=$(sed -n 's/^#define FL_NPROBES[ 	]\{1,\}\([0-9]\{1,\}\).*/\1/p' "$src/generat
 	fail "configure --help does not say $n probes"
 grep -q "($n per variant)" "$src/README.md" || fail "README's build picture does not say $n per variant"
 grep -q "compile each variant $n times" "$src/README.md" || fail "README's --clone row does not say $n"
-# With --clone=asm the build compiles exactly n probes of every variant.
-if grep -q '"clone": "asm"' "$build/config.json"; then
+# With --clone=obj or asm the build compiles exactly n probes of every variant.
+if grep -q '"clone": "\(obj\|asm\)"' "$build/config.json"; then
 	got=$(grep -c '^build gen/probes/P01_v000_p[0-9]*\.s: probe_s' "$build/build.ninja")
 	[ "$got" = "$n" ] || fail "build.ninja compiles $got probes of P01 variant 0, probes.h says $n"
 	echo "$n probes per variant in probes.h, build.ninja, --help texts and README"
