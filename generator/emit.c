@@ -446,8 +446,8 @@ done:
 }
 
 /* --objects: assemble the variant's templates once, on its first copy in this part. */
-static void make_objects(struct fitted *f, const struct variant *v, const char *cc,
-			 const char *dir, int part, json_t *refused)
+static void make_objects(struct fitted *f, const struct variant *v, const int64_t *k,
+			 const char *cc, const char *dir, int part, json_t *refused)
 {
 	struct buf path = {0};
 	char err[512];
@@ -456,7 +456,7 @@ static void make_objects(struct fitted *f, const struct variant *v, const char *
 	for (int i = 0; i < f->nfits; i++) {
 		buf_reset(&path);
 		buf_printf(&path, "%s/p%02d_%s_v%03d_t%d", dir, part, v->p->id, v->index, i);
-		f->ot[i] = obj_tpl_make(f->ac[i], cc, path.p, err, sizeof(err));
+		f->ot[i] = obj_tpl_make(f->ac[i], k, cc, path.p, err, sizeof(err));
 		if (!f->ot[i] && json_array_size(refused) < 50) {
 			json_t *o = json_object();
 			json_object_set_new(o, "pattern", json_string(v->p->id));
@@ -571,7 +571,7 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 			expand_draw(v, &g->gp, jobs[i].copy, k);
 			snprintf(ltag, sizeof(ltag), "f%u", tag++);
 			if (objects_cc && !f->ot_made) {
-				make_objects(f, v, objects_cc, tpldir.p, part, obj_refused);
+				make_objects(f, v, k, objects_cc, tpldir.p, part, obj_refused);
 				for (int t = 0; t < f->nfits; t++) {
 					ntpl++;
 					ntpl_ok += f->ot[t] != NULL;

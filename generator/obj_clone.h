@@ -20,7 +20,7 @@
  *    (its CIE and FDEs, the CIE pointers rewritten) are carried over to each copy, against
  *    the shard's sections, so the linker, the unwinder and verify see what `as` would give.
  * The template values are the hull's high ends, else its low ends (wide values give wide
- * fields, which more copies fit).
+ * fields, which more copies fit), else those of the variant's first copy in the part.
  */
 #ifndef OBJ_CLONE_H
 #define OBJ_CLONE_H
@@ -33,10 +33,11 @@ struct obj_tpl;     /* a template's machine code, relocations, symbols and slot 
 struct obj_shard;   /* a relocatable object being filled with copies */
 
 /* Assemble template ac with cc (a compiler driver that takes `-c -x assembler`), its files
- * at work_path.s and work_path.o (kept, for inspection). NULL with a one-line reason in err
- * when the template cannot be cloned to object code. */
-struct obj_tpl *obj_tpl_make(const struct asm_clone *ac, const char *cc, const char *work_path,
-                             char *err, size_t errlen);
+ * at work_path.s and work_path.o (kept, for inspection). Its values come from the hull's
+ * high ends, else its low ends, else the constants k of a copy (may be NULL). NULL with a
+ * one-line reason in err when the template cannot be cloned to object code. */
+struct obj_tpl *obj_tpl_make(const struct asm_clone *ac, const int64_t *k, const char *cc,
+                             const char *work_path, char *err, size_t errlen);
 void obj_tpl_free(struct obj_tpl *t);
 size_t obj_tpl_fields(const struct obj_tpl *t);
 

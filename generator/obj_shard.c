@@ -39,7 +39,14 @@ struct ofn {                   /* a local symbol: a function, or a label in a me
 	unsigned char type;     /* STT_FUNC or STT_NOTYPE */
 };
 
+struct cie {                   /* a CIE already in a shard's .eh_frame */
+	int32_t sec;
+	uint64_t off, len;
+};
+
 struct obj_shard {
+	struct cie *cies;
+	size_t ncies;
 	struct osec *secs;
 	size_t nsecs;
 	struct ofn *fns;
@@ -155,6 +162,41 @@ static int fits(int64_t v, int size, int width)
 	return (int64_t)((uint64_t)v << sh) >> sh == v;
 }
 
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Append a template's .eh_frame FDEs to section si, pointing at the shard's copy of their
+ * CIE (added on first use, as gas shares one CIE per object). Returns where the template's
+ * chunk would have started, so relocation offsets past the CIE map as for any section. */
+static uint64_t add_fdes(struct obj_shard *o, int32_t si, const struct tpl_sec *ts)
+{
+	struct osec *s = &o->secs[si];
+	uint64_t cie = UINT64_MAX;
+
+	for (size_t i = 0; i < o->ncies && cie == UINT64_MAX; i++)
+		if (o->cies[i].sec == si && o->cies[i].len == ts->cie_len &&
+		    !memcmp(s->data.p + o->cies[i].off, ts->data, ts->cie_len))
+			cie = o->cies[i].off;
+	if (cie == UINT64_MAX) {
+		cie = place(s, 4);
+		buf_add(&s->data, ts->data, ts->cie_len);
+		o->cies = xrealloc(o->cies, (o->ncies + 1) * sizeof(*o->cies));
+		o->cies[o->ncies++] = (struct cie){si, cie, ts->cie_len};
+	}
+	uint64_t at = place(s, 4);
+	buf_add(&s->data, ts->data + ts->cie_len, ts->size - ts->cie_len);
+	for (uint64_t q = at; q + 8 <= s->data.len;) {
+		unsigned char *rec = (unsigned char *)s->data.p + q;
+		uint32_t len = rd32(rec), ptr = (uint32_t)(q + 4 - cie);
+		for (int b = 0; b < 4; b++)
+			rec[4 + b] = (unsigned char)(ptr >> (8 * b));
+		q += 4 + len;
+	}
+	return at - ts->cie_len;
+}
+
 int obj_shard_add(struct obj_shard *o, const struct obj_tpl *t, const int64_t *vals,
                   const char *name, unsigned pattern, unsigned variant, uint32_t copy)
 {
@@ -170,6 +212,10 @@ int obj_shard_add(struct obj_shard *o, const struct obj_tpl *t, const int64_t *v
 		const struct tpl_sec *ts = &t->secs[i];
 		oi[i] = osec_get(o, ts->name, ts->type, ts->flags, ts->align, ts->entsize);
 		struct osec *s = &o->secs[oi[i]];
+		if (ts->cie_len) {
+			base[i] = add_fdes(o, oi[i], ts);
+			continue;
+		}
 		base[i] = place(s, ts->align);
 		if (s->type == SHT_NOBITS)
 			s->data.len += ts->size;
@@ -256,6 +302,7 @@ void obj_shard_free(struct obj_shard *o)
 	for (size_t i = 0; i < o->nexts; i++)
 		free(o->exts[i].name);
 	free(o->secs);
+	free(o->cies);
 	free(o->fns);
 	free(o->exts);
 	buf_free(&o->strtab);

@@ -256,6 +256,12 @@ static int eh_frame_chunk(struct obj_tpl *t, const unsigned char *d, size_t size
 					uint32_t clen = rd32(d + c);
 					for (size_t i = 0; i < nrels; i++)
 						if (rels[i].off >= (uint64_t)c && rels[i].off < (uint64_t)c + 4 + clen) {
+							if (!rel_set0[i]) {
+								buf_free(&chunk);
+								free(out);
+								return fail(err, errlen, ".eh_frame CIE relocation "
+									    "not understood");
+							}
 							out = xrealloc(out, (nout + 1) * sizeof(*out));
 							out[nout] = rels[i];
 							out[nout++].off -= (uint64_t)c;
@@ -295,6 +301,12 @@ static int eh_frame_chunk(struct obj_tpl *t, const unsigned char *d, size_t size
 	s->data = (unsigned char *)chunk.p;
 	s->rels = out;
 	s->nrels = nout;
+	/* The CIE is shared in the shard unless something relocates it (a personality). A CIE
+	 * per copy is legal but linkers compare CIEs pairwise: mold took minutes over 700,000. */
+	s->cie_len = 4 + rd32(d + cie);
+	for (size_t i = 0; i < nout; i++)
+		if (out[i].off < s->cie_len)
+			s->cie_len = 0;
 	return 0;
 }
 
@@ -555,10 +567,13 @@ static int read_object(struct obj_tpl *t, const struct asm_clone *ac, const int6
 				GElf_Sym sym;
 				gelf_getrela(rd, (int)k, &r);
 				gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym);
-				in0[k] = sym.st_shndx < nes && es[sym.st_shndx].set == 0;
-				if (in0[k] && rel_target(t, e, symd, strndx, es, nes, &r, &rels[k], err,
-							 errlen))
-					in0[k] = 0;
+				/* in0: resolved, and not into another set (a personality routine of a
+				 * CIE would be an undefined symbol: resolved too) */
+				rels[k].off = r.r_offset;
+				in0[k] = (sym.st_shndx == SHN_UNDEF ||
+					  (sym.st_shndx < nes && es[sym.st_shndx].set == 0)) &&
+					 rel_target(t, e, symd, strndx, es, nes, &r, &rels[k], err,
+						    errlen) == 0;
 			}
 		}
 		rc = eh_frame_chunk(t, d->d_buf, sh.sh_size, rels, in0, n, sh.sh_type,
@@ -602,8 +617,8 @@ size_t obj_tpl_fields(const struct obj_tpl *t)
 	return t->nfields;
 }
 
-/* The template's values: the hull's high ends, else its low ends. */
-static int template_values(const struct asm_clone *ac, int64_t *vals)
+/* The template's values: the hull's high ends, else its low ends, else copy k's. */
+static int template_values(const struct asm_clone *ac, const int64_t *k, int64_t *vals)
 {
 	size_t nk = asm_clone_nk(ac);
 	int64_t *lo = xmalloc((nk + 1) * sizeof(*lo)), *hi = xmalloc((nk + 1) * sizeof(*hi));
@@ -611,13 +626,15 @@ static int template_values(const struct asm_clone *ac, int64_t *vals)
 	int rc = asm_clone_values(ac, hi, vals);
 	if (rc != 0)
 		rc = asm_clone_values(ac, lo, vals);
+	if (rc != 0 && k)
+		rc = asm_clone_values(ac, k, vals);
 	free(lo);
 	free(hi);
 	return rc;
 }
 
-struct obj_tpl *obj_tpl_make(const struct asm_clone *ac, const char *cc, const char *work_path,
-                             char *err, size_t errlen)
+struct obj_tpl *obj_tpl_make(const struct asm_clone *ac, const int64_t *k, const char *cc,
+                             const char *work_path, char *err, size_t errlen)
 {
 	size_t nslots = asm_clone_nslots(ac);
 	int64_t *vals = xmalloc((nslots + 1) * sizeof(*vals));
@@ -628,8 +645,9 @@ struct obj_tpl *obj_tpl_make(const struct asm_clone *ac, const char *cc, const c
 
 	while ((size_t)1 << (nsets - 1) <= nslots)
 		nsets++;
-	if (template_values(ac, vals) != 0)
-		rc = fail(err, errlen, "neither end of the hull passes the template's checks");
+	if (template_values(ac, k, vals) != 0)
+		rc = fail(err, errlen, "neither the hull's ends nor the first copy's constants "
+			  "pass the template's checks");
 	for (int s = 0; s < nsets && rc == 0; s++) {
 		char name[32], tag[16];
 		snprintf(name, sizeof(name), TPL_NAME "%d", s);

@@ -27,6 +27,8 @@ struct tpl_sec {
 	size_t size;
 	struct tpl_rel *rels;
 	size_t nrels;
+	size_t cie_len;         /* .eh_frame: the CIE's bytes at the start, shared by every copy
+	                           in a shard (0: none, or one with relocations: copied each time) */
 };
 
 struct tpl_sym {               /* a function symbol: the copy's name + suffix ("", ".cold") */
