@@ -31,7 +31,7 @@ struct job {
 	uint32_t copy;
 };
 
-/* emit.c */
+/* emit.c; emit_clone is clone.c */
 void emit_c_shards(const struct gen *g, int nshards);
 void emit_probes(const struct gen *g);
 void emit_registry(const struct gen *g);
@@ -39,9 +39,10 @@ void emit_registry(const struct gen *g);
  * from the probe assembly in probes_s_dir, plus nfallback C shards for the copies that
  * cannot be cloned, plus a JSON report clone_PART.json. With objects_cc (a compiler driver)
  * each shard is also an object file written directly (obj_clone.h), and its assembly holds
- * only the copies the object templates cannot take. */
+ * only the copies the object templates cannot take. With probe_cc (a compiler command taking
+ * -S IN -o OUT) a copy no template takes is compiled as a targeted probe (clone.c). */
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
-		int nfallback, const char *objects_cc);
+		int nfallback, const char *objects_cc, const char *probe_cc);
 
 /* manifest.c */
 void manifest_write(const struct gen *g, const char *path);

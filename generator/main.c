@@ -17,7 +17,7 @@
 /* generate's and clone's flags, filled by fl_cli_parse and then copied into struct gen. */
 struct gen_args {
 	const char *patterns, *templates, *out, *mode, *config, *only, *sample_cover, *probes_s;
-	const char *objects;
+	const char *objects, *probe_cc;
 	uint32_t copies, shards, sample, part, parts, fallback;
 	uint64_t seed;
 	int no_check, no_line, quiet;
@@ -69,6 +69,10 @@ static const struct fl_cli_opt gen_opts[] = {
 		"template once with CC (-c -x assembler) and write DIR/shards/shard_NNNN.o "
 		"directly; shard_NNNN.s then holds only the copies whose values do not fit the "
 		"template's fields (without it: every clone is assembly text)"),
+	FL_OPT_STR("probe-cc", probe_cc, "CMD", NULL, "compile a copy that no template takes "
+		"as one more probe with CMD -S IN -o OUT (the probes' compiler and flags) and fit "
+		"a template from it and the variant's probes, at most 4 per variant and part; "
+		"files in DIR/templates (without it: such copies are compiled from C)"),
 };
 #undef FL_CLI_OBJ
 static const struct fl_cli gen_cli = {
@@ -318,7 +322,7 @@ int main(int argc, char **argv)
 		/* The clone step re-expands (cheap) but needs no libclang pass: generate did it. */
 		load_all(&g, a.only, 0);
 		emit_clone(&g, a.probes_s, (int)a.shards, (int)a.part, (int)a.parts,
-			   (int)a.fallback, a.objects);
+			   (int)a.fallback, a.objects, a.probe_cc);
 	} else {
 		load_all(&g, a.only, !a.no_check);
 		struct buf path = {0};

@@ -126,15 +126,25 @@ void manifest_merge_clone(const char *manifest_in, char *const *reports, int nre
 		fatal("%s:%d: %s", manifest_in, err.line, err.text);
 	json_t *clone = json_object();
 	json_t *parts = json_array();
-	json_int_t cloned = 0, from_c = 0, unsafe = 0, asm_bytes = 0;
+	/* Counts summed over the parts; one no part reported (the object or targeted-probe ones
+	 * of a build without them) stays absent rather than 0. */
+	static const char *const sums[] = {
+		"copies_cloned", "copies_from_c", "copies_from_c_unsafe_value", "asm_bytes",
+		"copies_to_object", "object_bytes", "object_templates", "object_templates_assembled",
+		"targeted_probes", "targeted_probes_failed", "targeted_templates",
+		"copies_that_made_a_template"};
+	enum { NSUMS = sizeof(sums) / sizeof(sums[0]) };
+	json_int_t sum[NSUMS] = {0};
+	int seen[NSUMS] = {0};
 	for (int i = 0; i < nreports; i++) {
 		json_t *r = json_load_file(reports[i], 0, &err);
 		if (!r)
 			fatal("%s:%d: %s", reports[i], err.line, err.text);
-		cloned += json_integer_value(json_object_get(r, "copies_cloned"));
-		from_c += json_integer_value(json_object_get(r, "copies_from_c"));
-		unsafe += json_integer_value(json_object_get(r, "copies_from_c_unsafe_value"));
-		asm_bytes += json_integer_value(json_object_get(r, "asm_bytes"));
+		for (int j = 0; j < NSUMS; j++) {
+			json_t *x = json_object_get(r, sums[j]);
+			seen[j] |= json_is_integer(x);
+			sum[j] += json_integer_value(x);
+		}
 		if (i == 0) {
 			json_object_set(clone, "variants", json_object_get(r, "variants"));
 			json_object_set(clone, "variants_fitted", json_object_get(r, "variants_fitted"));
@@ -150,10 +160,9 @@ void manifest_merge_clone(const char *manifest_in, char *const *reports, int nre
 		json_object_del(r, "variants_not_fitted");
 		json_array_append_new(parts, r);
 	}
-	json_object_set_new(clone, "copies_cloned", json_integer(cloned));
-	json_object_set_new(clone, "copies_from_c", json_integer(from_c));
-	json_object_set_new(clone, "copies_from_c_unsafe_value", json_integer(unsafe));
-	json_object_set_new(clone, "asm_bytes", json_integer(asm_bytes));
+	for (int j = 0; j < NSUMS; j++)
+		if (seen[j])
+			json_object_set_new(clone, sums[j], json_integer(sum[j]));
 	json_object_set_new(clone, "parts", parts);
 	json_object_set_new(root, "clone_report", clone);
 	char *s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);

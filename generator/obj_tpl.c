@@ -4,12 +4,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <capstone/capstone.h>
@@ -18,8 +16,6 @@
 #include "obj_clone.h"
 #include "obj_tpl.h"
 #include "util.h"
-
-extern char **environ;
 
 #define SET_MARK ".__fls"     /* section name suffix of set s: NAME.__fls<s> */
 #define TPL_NAME "__fltpl"    /* the template function in set s: __fltpl<s> */
@@ -99,36 +95,12 @@ static int rename_sections(const char *text, int set, struct buf *out, char *err
 	return 0;
 }
 
-/* Run cc -c -x assembler in -o out; cc may hold words ("ccache gcc"). */
+/* Run cc -c -x assembler in -o out. */
 static int assemble(const char *cc, const char *in, const char *out, char *err, size_t errlen)
 {
-	char *words = xstrdup(cc), *argv[32];
-	int argc = 0;
+	const char *args[] = {"-c", "-x", "assembler", in, "-o", out, NULL};
 
-	for (char *w = strtok(words, " \t"); w && argc < 24; w = strtok(NULL, " \t"))
-		argv[argc++] = w;
-	if (!argc) {
-		free(words);
-		return fail(err, errlen, "no assembler command");
-	}
-	char c[] = "-c", x[] = "-x", lang[] = "assembler", o[] = "-o";
-	argv[argc++] = c;
-	argv[argc++] = x;
-	argv[argc++] = lang;
-	argv[argc++] = (char *)in;
-	argv[argc++] = o;
-	argv[argc++] = (char *)out;
-	argv[argc] = NULL;
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ), status = 0;
-	if (rc == 0 && waitpid(pid, &status, 0) < 0)
-		rc = errno;
-	free(words);
-	if (rc)
-		return fail(err, errlen, "cannot run %s: %s", cc, strerror(rc));
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail(err, errlen, "%s -c %s failed", cc, in);
-	return 0;
+	return run_command(cc, args, err, errlen);
 }
 
 /* ---- Reading the assembled sets ---- */

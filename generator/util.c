@@ -3,11 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "osfile.h"
 #include "util.h"
+
+extern char **environ;
 
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
@@ -198,4 +202,32 @@ void make_dirs(const char *path)
 
 	if (fl_mkdir_p(path, 0777, err, sizeof(err)) != 0)
 		fatal("%s", err);
+}
+
+int run_command(const char *cmd, const char *const *args, char *err, size_t errlen)
+{
+	char *words = xstrdup(cmd), *argv[64];
+	int argc = 0;
+
+	for (char *w = strtok(words, " \t"); w && argc < 48; w = strtok(NULL, " \t"))
+		argv[argc++] = w;
+	if (!argc) {
+		free(words);
+		snprintf(err, errlen, "empty command");
+		return -1;
+	}
+	for (int i = 0; args[i] && argc < 63; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	pid_t pid;
+	int status = 0, rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (rc == 0 && waitpid(pid, &status, 0) < 0)
+		rc = errno;
+	if (rc)
+		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		snprintf(err, errlen, "%s %s failed (status %d)", cmd, args[0] ? args[0] : "",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	free(words);
+	return rc || !WIFEXITED(status) || WEXITSTATUS(status) ? -1 : 0;
 }

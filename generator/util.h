@@ -40,3 +40,7 @@ int write_if_changed(const char *path, const void *data, size_t len);
 
 /* mkdir -p; fatal on error. */
 void make_dirs(const char *path);
+
+/* Run cmd (split at blanks: "ccache gcc -O2" is three words) with args (NULL-terminated)
+ * appended, and wait. Returns 0 when it exited 0, else -1 with err set. */
+int run_command(const char *cmd, const char *const *args, char *err, size_t errlen);

@@ -1,0 +1,478 @@
+/* clone.c: the clone step: fit each variant's probes into templates and write every copy of
+ * a part's shards from them, as machine code (--objects, obj_clone.h) or assembly
+ * (asm_clone.h); copies no template takes are compiled from C (fallback shards).
+ *
+ * Targeted probes (--probe-cc): a copy every template refuses (its constants cross a value
+ * class or a compare order the probes all shared) is compiled as one more probe, and a
+ * template is fitted from it and the variant's probes; that template takes the copy and
+ * every later copy on the same side of those edges. A variant whose probes line up in no
+ * template (P21's ambiguous slots) gets the same chance. At most MAX_TARGETED per variant
+ * and part: each costs one compile, as a fallback copy does.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_clone.h"
+#include "expand.h"
+#include "gen.h"
+#include "emit_share.h"
+#include "obj_clone.h"
+#include "pattern.h"
+#include "probes.h"
+#include "util.h"
+
+#define NPROBES FL_NPROBES
+#define MAX_TARGETED 4
+
+/* A variant is probed NPROBES times; any three probes whose assembly lines up can serve as
+ * a clone template. gcc's code for a variant can take more than one shape depending on the
+ * constants (register choice, a branch layout), so up to MAX_FITS templates are kept, each
+ * from three probes that line up, and a copy is cloned from the first template whose checks
+ * (value classes, orders, overlaps: asm_clone.h) its constants pass. */
+#define MAX_FITS 3
+#define MAX_TEMPLATES (MAX_FITS + MAX_TARGETED)
+
+struct fitted {
+	struct asm_clone *ac[MAX_TEMPLATES]; /* templates; none when no three probes line up */
+	struct obj_tpl *ot[MAX_TEMPLATES];   /* --objects: each assembled once, NULL if refused */
+	int nfits;
+	int ot_made;             /* ot[] was tried for the first nfits_probed */
+	int nfits_probed;        /* templates from the build's probes (the rest: targeted) */
+	int ntargeted;           /* targeted probes compiled (this part) */
+	int ends;                /* the first template spans the hull: probes 0 and 1 in it */
+	char *reason;            /* why the first triple did not line up */
+	size_t probe_bytes;      /* size of probe 0's assembly: the weight of one copy */
+	char *text[NPROBES];     /* the probes, kept for targeted fits */
+	int64_t *k[NPROBES];
+	char names[NPROBES][64];
+};
+
+static struct fitted fit_variant(const struct gen *g, const struct variant *v, const char *dir)
+{
+	struct fitted f = {0};
+	struct buf path = {0};
+	char **text = f.text;
+	int64_t **k = f.k;
+	char (*names)[64] = f.names;
+	char err[512];
+
+	for (int i = 0; i < NPROBES; i++) {
+		probe_path(&path, dir, v, i, "s");
+		text[i] = read_file(path.p, NULL);
+		if (!text[i])
+			fatal("cannot read probe assembly %s:", path.p);
+		k[i] = xmalloc(((size_t)v->sk.nconsts + 1) * sizeof(int64_t));
+		expand_draw(v, &g->gp, EXPAND_PROBE + (uint32_t)i, k[i]);
+		expand_symbol(v, EXPAND_PROBE + (uint32_t)i, names[i], sizeof(names[i]));
+	}
+	f.probe_bytes = strlen(text[0]);
+	/* Subsets of the probes, largest first: the more probes a template lines up, the fewer
+	 * slots are ambiguous and the wider the range its copies may take. A subset is tried
+	 * only if it holds a probe no accepted template holds, so each further template covers
+	 * constants the earlier ones do not (gcc giving the ends of a range another shape). */
+	int covered = 0;
+	for (int size = NPROBES; size >= 3 && f.nfits < MAX_FITS; size--) {
+		for (int set = 0; set < (1 << NPROBES) && f.nfits < MAX_FITS; set++) {
+			if (__builtin_popcount((unsigned)set) != size || !(set & ~covered))
+				continue;
+			const char *tn[NPROBES], *nn[NPROBES];
+			const int64_t *kn[NPROBES];
+			int np = 0;
+			for (int i = 0; i < NPROBES; i++)
+				if (set & (1 << i)) {
+					tn[np] = text[i];
+					nn[np] = names[i];
+					kn[np++] = k[i];
+				}
+			struct asm_clone *ac = asm_clone_fit_n(tn, nn, kn, np, (size_t)v->sk.nconsts,
+							       err, sizeof(err));
+			if (!ac) {
+				if (!f.reason)
+					f.reason = xstrdup(err);
+				continue;
+			}
+			f.ends |= f.nfits == 0 && (set & 3) == 3;
+			f.ac[f.nfits++] = ac;
+			covered |= set;
+			if (covered == (1 << NPROBES) - 1)
+				goto done;
+		}
+	}
+done:
+	f.nfits_probed = f.nfits;
+	buf_free(&path);
+	return f;
+}
+
+static void free_fitted(struct fitted *f)
+{
+	for (int i = 0; i < f->nfits; i++) {
+		asm_clone_free(f->ac[i]);
+		obj_tpl_free(f->ot[i]);
+	}
+	for (int i = 0; i < NPROBES; i++) {
+		free(f->text[i]);
+		free(f->k[i]);
+	}
+	free(f->reason);
+}
+
+/* What the clone step needs beyond struct gen to compile targeted probes. */
+struct targeting {
+	const char *probe_cc;    /* NULL: no targeted probes */
+	const char *objects_cc;  /* NULL: templates stay assembly */
+	const char *dir;         /* where their files go */
+	int part;
+	size_t probes, templates, failed_compiles;
+	json_t *refused;         /* object templates refused, with reasons */
+};
+
+/* Compile the copy with constants k as a targeted probe and fit a template from it and the
+ * variant's probes (largest set first). Returns the new template's index, or -1. */
+static int add_targeted(struct targeting *tg, const struct gen *g, struct fitted *f,
+			const struct variant *v, const int64_t *k)
+{
+	struct buf b = {0}, c_path = {0}, s_path = {0};
+	char name[64], err[512];
+	int n = f->ntargeted++, idx = -1;
+
+	expand_symbol(v, EXPAND_PROBE + 16 + (uint32_t)n, name, sizeof(name));
+	buf_puts(&b, "#include \"fl_extract.h\"\n\n");
+	expand_render(v, name, k, &b);
+	buf_printf(&c_path, "%s/p%02d_%s_v%03d_x%d.c", tg->dir, tg->part, v->p->id, v->index, n);
+	buf_printf(&s_path, "%s/p%02d_%s_v%03d_x%d.s", tg->dir, tg->part, v->p->id, v->index, n);
+	write_if_changed(c_path.p, b.p, b.len);
+	const char *args[] = {"-S", c_path.p, "-o", s_path.p, NULL};
+	tg->probes++;
+	char *text = NULL;
+	if (run_command(tg->probe_cc, args, err, sizeof(err)) != 0 ||
+	    !(text = read_file(s_path.p, NULL))) {
+		tg->failed_compiles++;
+		goto out;
+	}
+	(void)g;
+	/* The new probe with every subset of the build's probes, largest first. */
+	for (int size = NPROBES; size >= 2 && idx < 0; size--) {
+		for (int set = 0; set < (1 << NPROBES) && idx < 0; set++) {
+			if (__builtin_popcount((unsigned)set) != size)
+				continue;
+			const char *tn[NPROBES + 1], *nn[NPROBES + 1];
+			const int64_t *kn[NPROBES + 1];
+			int np = 0;
+			for (int i = 0; i < NPROBES; i++)
+				if (set & (1 << i)) {
+					tn[np] = f->text[i];
+					nn[np] = f->names[i];
+					kn[np++] = f->k[i];
+				}
+			tn[np] = text;
+			nn[np] = name;
+			kn[np++] = k;
+			struct asm_clone *ac = asm_clone_fit_n(tn, nn, kn, np, (size_t)v->sk.nconsts,
+							       err, sizeof(err));
+			if (!ac)
+				continue;
+			idx = f->nfits++;
+			f->ac[idx] = ac;
+			f->ot[idx] = NULL;
+			if (tg->objects_cc) {
+				struct buf path = {0};
+				buf_printf(&path, "%s/p%02d_%s_v%03d_t%d", tg->dir, tg->part, v->p->id,
+					   v->index, idx);
+				f->ot[idx] = obj_tpl_make(ac, k, tg->objects_cc, path.p, err, sizeof(err));
+				buf_free(&path);
+			}
+			tg->templates++;
+		}
+	}
+out:
+	free(text);
+	buf_free(&b);
+	buf_free(&c_path);
+	buf_free(&s_path);
+	return idx;
+}
+
+/* --objects: assemble the variant's templates once, on its first copy in this part. */
+static void make_objects(struct fitted *f, const struct variant *v, const int64_t *k,
+			 const char *cc, const char *dir, int part, json_t *refused)
+{
+	struct buf path = {0};
+	char err[512];
+
+	f->ot_made = 1;
+	for (int i = 0; i < f->nfits_probed; i++) {
+		buf_reset(&path);
+		buf_printf(&path, "%s/p%02d_%s_v%03d_t%d", dir, part, v->p->id, v->index, i);
+		f->ot[i] = obj_tpl_make(f->ac[i], k, cc, path.p, err, sizeof(err));
+		if (!f->ot[i] && json_array_size(refused) < 50) {
+			json_t *o = json_object();
+			json_object_set_new(o, "pattern", json_string(v->p->id));
+			json_object_set_new(o, "variant", json_integer(v->index));
+			json_object_set_new(o, "template", json_integer(i));
+			json_object_set_new(o, "reason", json_string(err));
+			json_array_append_new(refused, o);
+		}
+	}
+	buf_free(&path);
+}
+
+/* --objects: the copy as machine code from the first object template that takes it. */
+static int object_copy(const struct fitted *f, struct obj_shard *o, const char *name,
+		       const struct job *j, const int64_t *k, int64_t **vals, size_t *valcap)
+{
+	for (int i = 0; i < f->nfits; i++) {
+		if (!f->ot[i])
+			continue;
+		size_t n = asm_clone_nslots(f->ac[i]) + 1;
+		if (n > *valcap) {
+			*valcap = n;
+			*vals = xrealloc(*vals, n * sizeof(**vals));
+		}
+		if (asm_clone_values(f->ac[i], k, *vals) == 0 &&
+		    obj_shard_add(o, f->ot[i], *vals, name, (unsigned)j->v->p->index,
+				  (unsigned)j->v->index, j->copy) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* Clone one copy from the first template that accepts its constants. */
+static int clone_copy(const struct fitted *f, const char *name, const char *tag, const int64_t *k,
+		      struct buf *out)
+{
+	for (int i = 0; i < f->nfits; i++)
+		if (asm_clone_emit(f->ac[i], name, tag, k, out) == 0)
+			return 0;
+	return -1;
+}
+
+/* Write the copy into the shard object (returns 0) or the assembly (1, its registry row into
+ * table), or refuse it (-1). */
+static int write_copy(const struct fitted *f, struct obj_shard *obj, const struct job *j,
+		      const char *name, const char *ltag, const int64_t *k, int64_t **vals,
+		      size_t *valcap, struct buf *b, struct buf *table)
+{
+	if (obj && object_copy(f, obj, name, j, k, vals, valcap) == 0)
+		return 0;
+	if (clone_copy(f, name, ltag, k, b) == 0) {
+		buf_printf(table, "\t.quad %s\n\t.value %d, %d\n\t.long %u\n", name,
+			   j->v->p->index, j->v->index, j->copy);
+		return 1;
+	}
+	return -1;
+}
+
+void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
+		int nfallback, const char *objects_cc, const char *probe_cc)
+{
+	size_t njobs;
+	struct job *jobs = all_jobs(g, &njobs);
+	int nv = 0;
+
+	for (int p = 0; p < g->np; p++)
+		nv += g->ps[p]->variants;
+	/* Fit every variant: every part needs all weights to agree on the shard split. */
+	struct fitted **fits = xcalloc((size_t)g->np, sizeof(*fits));
+	int nfitted = 0, nmulti = 0, nends = 0;
+	size_t slots = 0;
+	for (int p = 0; p < g->np; p++) {
+		fits[p] = xcalloc((size_t)g->ps[p]->variants, sizeof(**fits));
+		for (int v = 0; v < g->ps[p]->variants; v++) {
+			fits[p][v] = fit_variant(g, &g->vs[p][v], probes_s_dir);
+			if (fits[p][v].nfits) {
+				nfitted++;
+				nmulti += fits[p][v].nfits > 1;
+				nends += fits[p][v].ends;
+				slots += asm_clone_nslots(fits[p][v].ac[0]);
+			}
+		}
+	}
+	size_t *w = xmalloc(njobs * sizeof(*w));
+	for (size_t i = 0; i < njobs; i++)
+		w[i] = fits[jobs[i].v->p->index][jobs[i].v->index].probe_bytes;
+	size_t *start = balance(jobs, njobs, w, nshards);
+	int s0 = (int)((int64_t)part * nshards / parts);
+	int s1 = (int)((int64_t)(part + 1) * nshards / parts);
+
+	struct buf dir = {0}, path = {0}, b = {0}, what = {0}, tpldir = {0};
+	buf_printf(&dir, "%s/shards", g->out_dir);
+	make_dirs(dir.p);
+	if (objects_cc || probe_cc) {
+		buf_printf(&tpldir, "%s/templates", g->out_dir);
+		make_dirs(tpldir.p);
+	}
+	json_t *obj_refused = json_array();
+	struct targeting tg = {.probe_cc = probe_cc, .objects_cc = objects_cc, .dir = tpldir.p,
+			       .part = part, .refused = obj_refused};
+	size_t ntargeted_copies = 0;
+	struct obj_shard *obj = NULL;
+	int64_t *vals = NULL;
+	size_t valcap = 0, nobject = 0, ntpl = 0, ntpl_ok = 0;
+	uint64_t obj_bytes = 0;
+	struct job *fb = NULL;
+	size_t nfb = 0, nunsafe = 0, ncloned = 0;
+	uint64_t asm_bytes = 0, done = 0, total = start[s1] - start[s0];
+	int64_t *k = NULL;
+	int kcap = 0;
+	for (int s = s0; s < s1; s++) {
+		buf_reset(&b);
+		buf_reset(&what);
+		buf_printf(&what, "Assembly shard %d of %d (cloned from probes).", s, nshards);
+		file_header(g, &b, "#", what.p);
+		buf_puts(&b, "\t.text\n");
+		struct buf table = {0};
+		buf_puts(&table, "\t.section fl_registry,\"aw\"\n\t.balign 8\n");
+		unsigned tag = 0;
+		if (objects_cc)
+			obj = obj_shard_new();
+		for (size_t i = start[s]; i < start[s + 1]; i++) {
+			const struct variant *v = jobs[i].v;
+			struct fitted *f = &fits[v->p->index][v->index];
+			char name[64], ltag[32];
+			expand_symbol(v, jobs[i].copy, name, sizeof(name));
+			if (v->sk.nconsts > kcap) {
+				kcap = v->sk.nconsts;
+				k = xrealloc(k, (size_t)kcap * sizeof(*k));
+			}
+			expand_draw(v, &g->gp, jobs[i].copy, k);
+			snprintf(ltag, sizeof(ltag), "f%u", tag++);
+			if (objects_cc && !f->ot_made) {
+				make_objects(f, v, k, objects_cc, tpldir.p, part, obj_refused);
+				for (int t = 0; t < f->nfits; t++) {
+					ntpl++;
+					ntpl_ok += f->ot[t] != NULL;
+				}
+			}
+			int how = write_copy(f, obj, &jobs[i], name, ltag, k, &vals, &valcap, &b, &table);
+			if (how < 0 && probe_cc && f->ntargeted < MAX_TARGETED &&
+			    f->nfits < MAX_TEMPLATES && add_targeted(&tg, g, f, v, k) >= 0) {
+				how = write_copy(f, obj, &jobs[i], name, ltag, k, &vals, &valcap, &b,
+						 &table);
+				ntargeted_copies += how >= 0;
+			}
+			if (how >= 0) {
+				nobject += how == 0;
+				ncloned++;
+			} else {
+				nunsafe += f->nfits > 0;
+				fb = xrealloc(fb, (nfb + 1) * sizeof(*fb));
+				fb[nfb++] = jobs[i];
+			}
+			if ((++done & 1023) == 0)
+				progress(g, "clones", done, total);
+		}
+		buf_add(&b, table.p, table.len);
+		buf_free(&table);
+		buf_puts(&b, "\t.section .note.GNU-stack,\"\",@progbits\n");
+		asm_bytes += b.len;
+		buf_reset(&path);
+		buf_printf(&path, "%s/shard_%04d.s", dir.p, s);
+		write_if_changed(path.p, b.p, b.len);
+		if (obj) {
+			char err[512];
+			obj_bytes += obj_shard_bytes(obj);
+			buf_reset(&path);
+			buf_printf(&path, "%s/shard_%04d.o", dir.p, s);
+			if (obj_shard_write(obj, path.p, err, sizeof(err)) != 0)
+				fatal("%s: %s", path.p, err);
+			obj_shard_free(obj);
+			obj = NULL;
+		}
+	}
+	progress(g, "clones", total, total);
+
+	/* Copies that cannot be cloned are compiled from C, spread over the fallback shards. */
+	size_t *fw = xmalloc((nfb + 1) * sizeof(*fw));
+	for (size_t i = 0; i < nfb; i++)
+		fw[i] = fb[i].v->sk.copy_bytes;
+	size_t *fstart = balance(fb, nfb, fw, nfallback);
+	for (int f = 0; f < nfallback; f++) {
+		buf_reset(&path);
+		buf_reset(&what);
+		buf_printf(&path, "%s/fallback_%02d_%02d.c", dir.p, part, f);
+		buf_printf(&what, "C fallback shard %d of part %d: copies the cloner could not clone.",
+			   f, part);
+		write_c_shard(g, fb, fstart[f], fstart[f + 1], path.p, what.p, NULL, 0);
+	}
+
+	/* The part's report, merged into the manifest by the verify step. */
+	json_t *rep = json_object();
+	json_object_set_new(rep, "part", json_integer(part));
+	json_object_set_new(rep, "parts", json_integer(parts));
+	json_object_set_new(rep, "variants", json_integer(nv));
+	json_object_set_new(rep, "variants_fitted", json_integer(nfitted));
+	json_object_set_new(rep, "variants_with_several_templates", json_integer(nmulti));
+	json_object_set_new(rep, "probes_per_variant", json_integer(NPROBES));
+	json_object_set_new(rep, "variants_fitted_on_end_probes", json_integer(nends));
+	json_t *refused = json_object();
+	for (size_t i = 0; i < nfb; i++) {
+		const char *id = fb[i].v->p->id;
+		json_t *n = json_object_get(refused, id);
+		json_object_set_new(refused, id, json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	json_object_set_new(rep, "copies_from_c_by_pattern", refused);
+	json_object_set_new(rep, "slots", json_integer((json_int_t)slots));
+	json_t *failed = json_array();
+	for (int p = 0; p < g->np; p++)
+		for (int v = 0; v < g->ps[p]->variants; v++)
+			if (!fits[p][v].nfits_probed) {
+				json_t *o = json_object();
+				json_object_set_new(o, "pattern", json_string(g->ps[p]->id));
+				json_object_set_new(o, "variant", json_integer(v));
+				json_object_set_new(o, "reason", json_string(fits[p][v].reason));
+				json_array_append_new(failed, o);
+			}
+	json_object_set_new(rep, "variants_not_fitted", failed);
+	json_object_set_new(rep, "copies_in_part", json_integer((json_int_t)total));
+	json_object_set_new(rep, "copies_cloned", json_integer((json_int_t)ncloned));
+	json_object_set_new(rep, "copies_from_c", json_integer((json_int_t)nfb));
+	json_object_set_new(rep, "copies_from_c_unsafe_value", json_integer((json_int_t)nunsafe));
+	if (probe_cc) {
+		json_object_set_new(rep, "targeted_probes", json_integer((json_int_t)tg.probes));
+		json_object_set_new(rep, "targeted_probes_failed",
+				    json_integer((json_int_t)tg.failed_compiles));
+		json_object_set_new(rep, "targeted_templates", json_integer((json_int_t)tg.templates));
+		/* copies a targeted template took on the spot; later ones count as cloned only */
+		json_object_set_new(rep, "copies_that_made_a_template",
+				    json_integer((json_int_t)ntargeted_copies));
+	}
+	json_object_set_new(rep, "asm_bytes", json_integer((json_int_t)asm_bytes));
+	if (objects_cc) {
+		json_object_set_new(rep, "copies_to_object", json_integer((json_int_t)nobject));
+		json_object_set_new(rep, "object_bytes", json_integer((json_int_t)obj_bytes));
+		json_object_set_new(rep, "object_templates", json_integer((json_int_t)ntpl));
+		json_object_set_new(rep, "object_templates_assembled",
+				    json_integer((json_int_t)ntpl_ok));
+		json_object_set_new(rep, "object_templates_refused", json_incref(obj_refused));
+	}
+	json_decref(obj_refused);
+	char *js = json_dumps(rep, JSON_INDENT(2) | JSON_SORT_KEYS);
+	buf_reset(&path);
+	buf_printf(&path, "%s/clone_%02d.json", g->out_dir, part);
+	write_if_changed(path.p, js, strlen(js));
+	free(js);
+	json_decref(rep);
+
+	for (int p = 0; p < g->np; p++) {
+		for (int v = 0; v < g->ps[p]->variants; v++)
+			free_fitted(&fits[p][v]);
+		free(fits[p]);
+	}
+	free(fits);
+	free(fw);
+	free(fstart);
+	free(fb);
+	free(k);
+	free(vals);
+	free(w);
+	free(start);
+	free(jobs);
+	buf_free(&dir);
+	buf_free(&tpldir);
+	buf_free(&path);
+	buf_free(&b);
+	buf_free(&what);
+}
