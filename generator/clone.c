@@ -131,8 +131,8 @@ struct targeting {
 
 /* Compile the copy with constants k as a targeted probe and fit a template from it and the
  * variant's probes (largest set first). Returns the new template's index, or -1. */
-static int add_targeted(struct targeting *tg, const struct gen *g, struct fitted *f,
-			const struct variant *v, const int64_t *k)
+static int add_targeted(struct targeting *tg, struct fitted *f, const struct variant *v,
+			const int64_t *k)
 {
 	struct buf b = {0}, c_path = {0}, s_path = {0};
 	char name[64], err[512];
@@ -152,7 +152,6 @@ static int add_targeted(struct targeting *tg, const struct gen *g, struct fitted
 		tg->failed_compiles++;
 		goto out;
 	}
-	(void)g;
 	/* The new probe with every subset of the build's probes, largest first. */
 	for (int size = NPROBES; size >= 2 && idx < 0; size--) {
 		for (int set = 0; set < (1 << NPROBES) && idx < 0; set++) {
@@ -348,7 +347,7 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 			}
 			int how = write_copy(f, obj, &jobs[i], name, ltag, k, &vals, &valcap, &b, &table);
 			if (how < 0 && probe_cc && f->ntargeted < MAX_TARGETED &&
-			    f->nfits < MAX_TEMPLATES && add_targeted(&tg, g, f, v, k) >= 0) {
+			    f->nfits < MAX_TEMPLATES && add_targeted(&tg, f, v, k) >= 0) {
 				how = write_copy(f, obj, &jobs[i], name, ltag, k, &vals, &valcap, &b,
 						 &table);
 				ntargeted_copies += how >= 0;

@@ -282,28 +282,25 @@ static int eh_frame_chunk(struct obj_tpl *t, const unsigned char *d, size_t size
 	return 0;
 }
 
-/* The size of the immediate or displacement field that starts at byte off of executable
- * section data (size bytes), or 0 when no instruction field starts there. */
-static int field_size(csh cs, const unsigned char *data, size_t size, uint64_t off)
+/* For each byte of executable section data (size bytes): the size of the immediate or
+ * displacement field that starts there, or 0. One decode per section: a template of P13
+ * has hundreds of slots in 40 KB of code. */
+static uint8_t *field_starts(csh cs, const unsigned char *data, size_t size)
 {
+	uint8_t *at = xcalloc(size ? size : 1, 1);
 	cs_insn *insn;
 	size_t n = cs_disasm(cs, data, size, 0, 0, &insn);
-	int found = 0;
 
-	for (size_t i = 0; i < n && !found; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const cs_x86_encoding *en = &insn[i].detail->x86.encoding;
-		uint64_t at = insn[i].address;
-		if (off < at || off >= at + insn[i].size)
-			continue;
-		if (en->imm_offset && at + en->imm_offset == off)
-			found = en->imm_size;
-		else if (en->disp_offset && at + en->disp_offset == off)
-			found = en->disp_size;
-		else
-			found = -1;
+		uint64_t a = insn[i].address;
+		if (en->imm_offset && a + en->imm_offset < size)
+			at[a + en->imm_offset] = en->imm_size;
+		if (en->disp_offset && a + en->disp_offset < size)
+			at[a + en->disp_offset] = en->disp_size;
 	}
 	cs_free(insn, n);
-	return found > 0 ? found : 0;
+	return at;
 }
 
 static int64_t read_le(const unsigned char *p, int size)
@@ -331,6 +328,8 @@ static int find_fields(struct obj_tpl *t, const struct asm_clone *ac, const int6
 	t->fields = xcalloc(nslots ? nslots : 1, sizeof(*t->fields));
 	for (size_t si = 0; si < t->nsecs && rc == 0; si++) {
 		const struct tpl_sec *s = &t->secs[si];
+		uint8_t *starts = codes[si] && (s->flags & SHF_EXECINSTR)
+					  ? field_starts(cs, s->data, s->size) : NULL;
 		for (size_t off = 0; codes[si] && off < s->size && rc == 0; off++) {
 			uint32_t code = codes[si][off];
 			if (!code)
@@ -343,8 +342,7 @@ static int find_fields(struct obj_tpl *t, const struct asm_clone *ac, const int6
 			seen[slot] = 1;
 			struct asm_clone_rule rule;
 			asm_clone_slot(ac, slot, &rule);
-			int size = (s->flags & SHF_EXECINSTR) ? field_size(cs, s->data, s->size, off)
-							       : rule.width / 8;
+			int size = starts ? starts[off] : rule.width / 8;
 			if (size <= 0 || off + (size_t)size > s->size) {
 				rc = fail(err, errlen, "%s+%zu: slot %zu is in no instruction field", s->name,
 					  off, slot);
@@ -361,6 +359,7 @@ static int find_fields(struct obj_tpl *t, const struct asm_clone *ac, const int6
 				.sec = (int32_t)si, .off = (uint32_t)off, .slot = (uint32_t)slot,
 				.size = (uint8_t)size, .width = (uint8_t)rule.width};
 		}
+		free(starts);
 	}
 	for (size_t i = 0; i < nslots && rc == 0; i++)
 		if (!seen[i])

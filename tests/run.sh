@@ -66,7 +66,7 @@ cmocka_skips() {
 
 # 1. Unit and library tests (cmocka prints each case; output forced to the text format
 # the skip parser reads).
-units="test_template test_asm_clone test_helpers test_dispatch test_verify test_library
+units="test_template test_asm_clone test_obj_clone test_helpers test_dispatch test_verify test_library
 	test_wire test_sampler test_corpus test_session test_overheads test_story_proc test_dlrm
 	test_deadline test_pipeline test_mock_shape test_mock_methods test_tls test_hist
 	test_schedule test_reqgen test_driver_report test_cputime test_pmu test_meter test_ranker_queue
