@@ -5,9 +5,9 @@
  * Targeted probes (--probe-cc): a copy every template refuses (its constants cross a value
  * class or a compare order the probes all shared) is compiled as one more probe, and a
  * template is fitted from it and the variant's probes; that template takes the copy and
- * every later copy on the same side of those edges. A variant whose probes line up in no
- * template (P21's ambiguous slots) gets the same chance. At most MAX_TARGETED per variant
- * and part: each costs one compile, as a fallback copy does.
+ * every later copy on the same side of those edges. At most MAX_TARGETED per variant and
+ * part (each costs one compile, as a fallback copy does), and none for a variant whose
+ * probes line up in no template.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -346,7 +346,9 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 				}
 			}
 			int how = write_copy(f, obj, &jobs[i], name, ltag, k, &vals, &valcap, &b, &table);
-			if (how < 0 && probe_cc && f->ntargeted < MAX_TARGETED &&
+			/* Only where the probes made a template: when six probes do not line up (P21's
+			 * ambiguous slots, or clang's text) a seventh did not help at --copies=1000. */
+			if (how < 0 && probe_cc && f->nfits_probed > 0 && f->ntargeted < MAX_TARGETED &&
 			    f->nfits < MAX_TEMPLATES && add_targeted(&tg, f, v, k) >= 0) {
 				how = write_copy(f, obj, &jobs[i], name, ltag, k, &vals, &valcap, &b,
 						 &table);
