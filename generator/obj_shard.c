@@ -162,11 +162,6 @@ static int fits(int64_t v, int size, int width)
 	return (int64_t)((uint64_t)v << sh) >> sh == v;
 }
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Append a template's .eh_frame FDEs to section si, pointing at the shard's copy of their
  * CIE (added on first use, as gas shares one CIE per object). Returns where the template's
  * chunk would have started, so relocation offsets past the CIE map as for any section. */
@@ -190,8 +185,7 @@ static uint64_t add_fdes(struct obj_shard *o, int32_t si, const struct tpl_sec *
 	for (uint64_t q = at; q + 8 <= s->data.len;) {
 		unsigned char *rec = (unsigned char *)s->data.p + q;
 		uint32_t len = rd32(rec), ptr = (uint32_t)(q + 4 - cie);
-		for (int b = 0; b < 4; b++)
-			rec[4 + b] = (unsigned char)(ptr >> (8 * b));
+		wr32(rec + 4, ptr);
 		q += 4 + len;
 	}
 	return at - ts->cie_len;

@@ -179,19 +179,6 @@ static int rel_target(struct obj_tpl *t, Elf *e, Elf_Data *symd, size_t strndx,
 	return 0;
 }
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void wr32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
 /* The set-0 part of .eh_frame: its CIE and the FDEs whose pc_begin lies in set 0, as one
  * chunk with the CIE first and every FDE's CIE pointer rewritten to it. rels are the
  * section's relocations, already resolved (sec -1 for those outside set 0). */

@@ -6,6 +6,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Little-endian 32-bit fields of .eh_frame records (length, CIE pointer). */
+static inline uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void wr32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
 /* A relocation of a template section: against another template section (sec >= 0, addend
  * relative to its start) or an undefined symbol (ext >= 0). */
 struct tpl_rel {

@@ -666,6 +666,60 @@ static void test_reuse_profile(void **state)
 	}
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 6. The Zipf profile equals the definition, counted the slow way: for each call of a lap
+ * (the lap is cyclic), the distinct functions and their bytes since that function's
+ * previous call; then nearest-rank percentiles 50, 90, 99 of a sorted copy. */
+static void test_reuse_brute(void **state)
+{
+	struct fl_plan p;
+	struct fl_plan_reuse r;
+	char err[TEST_ERRLEN];
+
+	(void)state;
+	big_fill();
+	big_plan(&p, 200, FL_DISPATCH_ZIPF, 1.0, 9);
+	assert_int_equal(fl_plan_reuse(&p, big_size, &r, err, sizeof(err)), 0);
+	size_t l = p.nseq;
+	uint64_t *dc = calloc(l, sizeof(*dc)), *db = calloc(l, sizeof(*db));
+	uint8_t *seen = malloc(p.nfns);
+	assert_non_null(dc);
+	assert_non_null(db);
+	assert_non_null(seen);
+	for (size_t t = 0; t < l; t++) {
+		uint32_t x = p.seq[t];
+		memset(seen, 0, p.nfns);
+		for (size_t back = 1; back <= l; back++) {
+			uint32_t y = p.seq[(t + l - back) % l];
+			if (y == x)
+				break;
+			if (!seen[y]) {
+				seen[y] = 1;
+				dc[t]++;
+				db[t] += big_size[p.reg_index[y]];
+			}
+		}
+	}
+	qsort(dc, l, sizeof(*dc), u64_cmp);
+	qsort(db, l, sizeof(*db), u64_cmp);
+	static const double q[3] = { 0.5, 0.9, 0.99 };
+	for (int k = 0; k < 3; k++) {
+		size_t rank = (size_t)ceil(q[k] * (double)l) - 1;
+		assert_int_equal(r.fns[k], dc[rank]);
+		assert_int_equal(r.bytes[k], db[rank]);
+	}
+	free(dc);
+	free(db);
+	free(seen);
+	fl_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_zipf_distribution),
 		cmocka_unit_test(test_zipf_seeded),
 		cmocka_unit_test(test_reuse_profile),
+		cmocka_unit_test(test_reuse_brute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -428,25 +428,48 @@ static void leaf_stats_wanted(void *arg)
 }
 
 /* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
+/* The corpus, made on its own thread while main opens the library: the two are independent
+ * and each takes 0.3-0.4 s at --copies=1000 (symbol sizes for the plan report; 64 MB of
+ * generated text), so the leaf is ready that much sooner on two cores. */
+struct corpus_job {
+	const struct leaf_config *cfg;
+	struct fl_corpus *corpus;
+	int rc;
+	char err[1024];
+};
+
+static void *corpus_make(void *arg)
+{
+	struct corpus_job *j = arg;
+
+	j->rc = j->cfg->corpus_dir ?
+		fl_corpus_load_dir(j->corpus, j->cfg->corpus_dir, j->err, sizeof(j->err)) :
+		fl_corpus_generate(j->corpus, j->cfg->corpus_seed, FL_CORPUS_DEFAULT_BYTES,
+			j->err, sizeof(j->err));
+	return NULL;
+}
+
 static void leaf_start(struct leaf_server *s)
 {
 	struct leaf_config *c = &s->cfg;
 	char err[1024], path[4096];
+	struct corpus_job cj = { .cfg = c, .corpus = &s->corpus };
+	pthread_t corpus_thread;
 
 	if (fl_data_path("rpc_dist.json", path, sizeof(path), err, sizeof(err)) != 0 ||
 	    fl_rpc_dist_load(path, &s->dist, err, sizeof(err)) != 0)
 		die(1, "%s", err);
+	int threaded = pthread_create(&corpus_thread, NULL, corpus_make, &cj) == 0;
+	if (!threaded)
+		corpus_make(&cj);
 	if (fl_request_base_open(&s->base, c->lib, &(struct fl_plan_knobs){ c->seed,
 	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
 	    c->zipf_alpha }, 1, err, sizeof(err)) != 0)
 		die(1, "%s", err);
-
-	int rc = c->corpus_dir ?
-		fl_corpus_load_dir(&s->corpus, c->corpus_dir, err, sizeof(err)) :
-		fl_corpus_generate(&s->corpus, c->corpus_seed, FL_CORPUS_DEFAULT_BYTES, err,
-			sizeof(err));
-	if (rc != 0)
-		die(1, "%s", err);
+	if (threaded)
+		pthread_join(corpus_thread, NULL);
+	if (cj.rc != 0)
+		die(1, "%s", cj.err);
 	s->have_corpus = 1;
 
 	uint64_t nsess = c->sessions_max;
