@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "asm_clone.h"
 #include "expand.h"
@@ -38,12 +39,12 @@ struct fitted {
 	struct asm_clone *ac[MAX_TEMPLATES]; /* templates; none when no three probes line up */
 	struct obj_tpl *ot[MAX_TEMPLATES];   /* --objects: each assembled once, NULL if refused */
 	int nfits;
+	int fit_done;            /* fit_variant ran (only for variants with a copy here) */
 	int ot_made;             /* ot[] was tried for the first nfits_probed */
 	int nfits_probed;        /* templates from the build's probes (the rest: targeted) */
 	int ntargeted;           /* targeted probes compiled (this part) */
 	int ends;                /* the first template spans the hull: probes 0 and 1 in it */
 	char *reason;            /* why the first triple did not line up */
-	size_t probe_bytes;      /* size of probe 0's assembly: the weight of one copy */
 	char *text[NPROBES];     /* the probes, kept for targeted fits */
 	int64_t *k[NPROBES];
 	char names[NPROBES][64];
@@ -67,7 +68,6 @@ static struct fitted fit_variant(const struct gen *g, const struct variant *v, c
 		expand_draw(v, &g->gp, EXPAND_PROBE + (uint32_t)i, k[i]);
 		expand_symbol(v, EXPAND_PROBE + (uint32_t)i, names[i], sizeof(names[i]));
 	}
-	f.probe_bytes = strlen(text[0]);
 	/* Subsets of the probes, largest first: the more probes a template lines up, the fewer
 	 * slots are ambiguous and the wider the range its copies may take. A subset is tried
 	 * only if it holds a probe no accepted template holds, so each further template covers
@@ -264,6 +264,26 @@ static int write_copy(const struct fitted *f, struct obj_shard *obj, const struc
 	return -1;
 }
 
+/* Probe 0's assembly size per variant ([pattern][variant], bytes): the weight of a copy. */
+static size_t **probe_sizes(const struct gen *g, const char *dir)
+{
+	size_t **sz = xcalloc((size_t)g->np, sizeof(*sz));
+	struct buf path = {0};
+
+	for (int p = 0; p < g->np; p++) {
+		sz[p] = xcalloc((size_t)g->ps[p]->variants, sizeof(**sz));
+		for (int v = 0; v < g->ps[p]->variants; v++) {
+			struct stat st;
+			probe_path(&path, dir, &g->vs[p][v], 0, "s");
+			if (stat(path.p, &st) != 0)
+				fatal("cannot read probe assembly %s:", path.p);
+			sz[p][v] = (size_t)st.st_size;
+		}
+	}
+	buf_free(&path);
+	return sz;
+}
+
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
 		int nfallback, const char *objects_cc, const char *probe_cc)
 {
@@ -273,28 +293,49 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 
 	for (int p = 0; p < g->np; p++)
 		nv += g->ps[p]->variants;
-	/* Fit every variant: every part needs all weights to agree on the shard split. */
-	struct fitted **fits = xcalloc((size_t)g->np, sizeof(*fits));
-	int nfitted = 0, nmulti = 0, nends = 0;
-	size_t slots = 0;
-	for (int p = 0; p < g->np; p++) {
-		fits[p] = xcalloc((size_t)g->ps[p]->variants, sizeof(**fits));
-		for (int v = 0; v < g->ps[p]->variants; v++) {
-			fits[p][v] = fit_variant(g, &g->vs[p][v], probes_s_dir);
-			if (fits[p][v].nfits) {
-				nfitted++;
-				nmulti += fits[p][v].nfits > 1;
-				nends += fits[p][v].ends;
-				slots += asm_clone_nslots(fits[p][v].ac[0]);
-			}
-		}
-	}
+	/* The shard split weighs a copy by the size of its variant's probe 0 (a stat, the same
+	 * in every part), so a part fits only the variants it clones: fitting all 699 in each
+	 * of 11 parts was two fifths of the clone step's CPU. */
+	size_t **vbytes = probe_sizes(g, probes_s_dir);
 	size_t *w = xmalloc(njobs * sizeof(*w));
 	for (size_t i = 0; i < njobs; i++)
-		w[i] = fits[jobs[i].v->p->index][jobs[i].v->index].probe_bytes;
+		w[i] = vbytes[jobs[i].v->p->index][jobs[i].v->index];
+	for (int p = 0; p < g->np; p++)
+		free(vbytes[p]);
+	free(vbytes);
 	size_t *start = balance(jobs, njobs, w, nshards);
 	int s0 = (int)((int64_t)part * nshards / parts);
 	int s1 = (int)((int64_t)(part + 1) * nshards / parts);
+
+	/* Fit the variants with a copy in this part. A variant's facts (fitted or not, its
+	 * slots, why not) are reported by the part holding its copy 0, so the manifest sums
+	 * them over parts without counting a variant twice. */
+	struct fitted **fits = xcalloc((size_t)g->np, sizeof(*fits));
+	unsigned char **owned = xcalloc((size_t)g->np, sizeof(*owned));
+	int nfitted = 0, nmulti = 0, nends = 0, nowned = 0;
+	size_t slots = 0;
+	for (int p = 0; p < g->np; p++) {
+		fits[p] = xcalloc((size_t)g->ps[p]->variants, sizeof(**fits));
+		owned[p] = xcalloc((size_t)g->ps[p]->variants, 1);
+	}
+	for (size_t i = start[s0]; i < start[s1]; i++) {
+		const struct variant *v = jobs[i].v;
+		struct fitted *f = &fits[v->p->index][v->index];
+		if (!f->fit_done) {
+			*f = fit_variant(g, v, probes_s_dir);
+			f->fit_done = 1;
+		}
+		if (jobs[i].copy != 0)
+			continue;
+		owned[v->p->index][v->index] = 1;
+		nowned++;
+		if (f->nfits) {
+			nfitted++;
+			nmulti += f->nfits > 1;
+			nends += f->ends;
+			slots += asm_clone_nslots(f->ac[0]);
+		}
+	}
 
 	struct buf dir = {0}, path = {0}, b = {0}, what = {0}, tpldir = {0};
 	buf_printf(&dir, "%s/shards", g->out_dir);
@@ -404,6 +445,8 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	json_object_set_new(rep, "part", json_integer(part));
 	json_object_set_new(rep, "parts", json_integer(parts));
 	json_object_set_new(rep, "variants", json_integer(nv));
+	/* variants_owned: those whose copy 0 is here; the variant counts below are of these */
+	json_object_set_new(rep, "variants_owned", json_integer(nowned));
 	json_object_set_new(rep, "variants_fitted", json_integer(nfitted));
 	json_object_set_new(rep, "variants_with_several_templates", json_integer(nmulti));
 	json_object_set_new(rep, "probes_per_variant", json_integer(NPROBES));
@@ -419,7 +462,7 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	json_t *failed = json_array();
 	for (int p = 0; p < g->np; p++)
 		for (int v = 0; v < g->ps[p]->variants; v++)
-			if (!fits[p][v].nfits_probed) {
+			if (owned[p][v] && !fits[p][v].nfits_probed) {
 				json_t *o = json_object();
 				json_object_set_new(o, "pattern", json_string(g->ps[p]->id));
 				json_object_set_new(o, "variant", json_integer(v));
@@ -461,8 +504,10 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 		for (int v = 0; v < g->ps[p]->variants; v++)
 			free_fitted(&fits[p][v]);
 		free(fits[p]);
+		free(owned[p]);
 	}
 	free(fits);
+	free(owned);
 	free(fw);
 	free(fstart);
 	free(fb);

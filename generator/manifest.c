@@ -127,15 +127,18 @@ void manifest_merge_clone(const char *manifest_in, char *const *reports, int nre
 	json_t *clone = json_object();
 	json_t *parts = json_array();
 	/* Counts summed over the parts; one no part reported (the object or targeted-probe ones
-	 * of a build without them) stays absent rather than 0. */
+	 * of a build without them) stays absent rather than 0. Variant counts too: each part
+	 * reports the variants whose copy 0 it holds. */
 	static const char *const sums[] = {
 		"copies_cloned", "copies_from_c", "copies_from_c_unsafe_value", "asm_bytes",
 		"copies_to_object", "object_bytes", "object_templates", "object_templates_assembled",
 		"targeted_probes", "targeted_probes_failed", "targeted_templates",
-		"copies_that_made_a_template"};
+		"copies_that_made_a_template", "variants_owned", "variants_fitted", "slots",
+		"variants_with_several_templates", "variants_fitted_on_end_probes"};
 	enum { NSUMS = sizeof(sums) / sizeof(sums[0]) };
 	json_int_t sum[NSUMS] = {0};
 	int seen[NSUMS] = {0};
+	json_t *not_fitted = json_array();
 	for (int i = 0; i < nreports; i++) {
 		json_t *r = json_load_file(reports[i], 0, &err);
 		if (!r)
@@ -147,19 +150,19 @@ void manifest_merge_clone(const char *manifest_in, char *const *reports, int nre
 		}
 		if (i == 0) {
 			json_object_set(clone, "variants", json_object_get(r, "variants"));
-			json_object_set(clone, "variants_fitted", json_object_get(r, "variants_fitted"));
-			json_object_set(clone, "variants_not_fitted",
-					json_object_get(r, "variants_not_fitted"));
-			json_object_set(clone, "slots", json_object_get(r, "slots"));
-			json_object_set(clone, "variants_with_several_templates",
-					json_object_get(r, "variants_with_several_templates"));
 			json_object_set(clone, "probes_per_variant", json_object_get(r, "probes_per_variant"));
-			json_object_set(clone, "variants_fitted_on_end_probes",
-					json_object_get(r, "variants_fitted_on_end_probes"));
 		}
+		json_array_extend(not_fitted, json_object_get(r, "variants_not_fitted"));
 		json_object_del(r, "variants_not_fitted");
 		json_array_append_new(parts, r);
 	}
+	json_object_set_new(clone, "variants_not_fitted", not_fitted);
+	/* Every variant's copy 0 lies in exactly one part: the parts' variants add up. */
+	json_int_t nv = json_integer_value(json_object_get(clone, "variants"));
+	for (int j = 0; j < NSUMS; j++)
+		if (!strcmp(sums[j], "variants_owned") && seen[j] && sum[j] != nv)
+			fatal("clone reports: the parts own %lld variants, the build has %lld (a "
+			      "part's report missing or stale?)", (long long)sum[j], (long long)nv);
 	for (int j = 0; j < NSUMS; j++)
 		if (seen[j])
 			json_object_set_new(clone, sums[j], json_integer(sum[j]));
