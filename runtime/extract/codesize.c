@@ -78,8 +78,8 @@ static uint64_t cs_name_key(const char *s, size_t room)
 	return name << 2 | CS_PART;
 }
 
-/* Sort r[0..n) by sk (LSD radix, stable; tmp holds n). A radix sort because this runs at
- * every leaf start over 1.4 M symbols at --copies=1000, where qsort took 150 ms. */
+/* Sort r[0..n) by sk (LSD radix, stable; tmp holds n): this runs at every leaf start, over
+ * 1.4 M symbols at --copies=1000, and four linear passes beat qsort's n log n calls. */
 static void cs_radix(struct cs_ref *r, struct cs_ref *tmp, size_t n)
 {
 	struct cs_ref *from = r, *to = tmp;
@@ -166,8 +166,8 @@ static int cs_collect(Elf *e, struct cs_sym **out, size_t *nout, char *err, size
 		fl_errf(err, errlen, "out of memory for %zu symbols", nsym);
 		return -1;
 	}
-	/* Names straight from the string table's bytes: elf_strptr per symbol was a fifth of
-	 * the time here. */
+	/* Names straight from the string table's bytes (bounds-checked here) rather than
+	 * through elf_strptr, once per symbol. */
 	const char *strs = sd->d_buf;
 	for (size_t i = 0; i < nsym; i++) {
 		GElf_Sym s;

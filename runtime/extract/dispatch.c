@@ -443,7 +443,7 @@ static void plan_u64_swap(uint64_t *a, uint64_t *b)
 
 /* Put d[k] where a sort of d[lo..hi] would (quickselect, median-of-three pivot, Hoare
  * partition): smaller or equal values before it, larger or equal after. O(n) expected,
- * where the qsort it replaced took 70 ms per quantile set at 699,000 calls. */
+ * where a sort is O(n log n), for 699,000 calls a lap at --copies=1000. */
 static void plan_select(uint64_t *d, size_t lo, size_t hi, size_t k)
 {
 	while (lo < hi) {

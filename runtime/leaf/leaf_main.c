@@ -427,10 +427,10 @@ static void leaf_stats_wanted(void *arg)
 	kill(getpid(), SIGUSR1);
 }
 
-/* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
 /* The corpus, made on its own thread while main opens the library: the two are independent
- * and each takes 0.3-0.4 s at --copies=1000 (symbol sizes for the plan report; 64 MB of
- * generated text), so the leaf is ready that much sooner on two cores. */
+ * and the largest parts of a start (here, opening the --copies=1000 library and reading its
+ * symbol sizes for the plan report took 0.36-0.41 s; the 64 MB corpus is most of a
+ * --copies=2 start's 0.47 s), so on two cores they overlap. */
 struct corpus_job {
 	const struct leaf_config *cfg;
 	struct fl_corpus *corpus;
@@ -449,6 +449,7 @@ static void *corpus_make(void *arg)
 	return NULL;
 }
 
+/* Load tables, library, corpus; build every module; bind. Exits 1 on any failure. */
 static void leaf_start(struct leaf_server *s)
 {
 	struct leaf_config *c = &s->cfg;
