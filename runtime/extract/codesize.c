@@ -62,8 +62,8 @@ static uint64_t cs_name_key(const char *s, size_t room)
 {
 	size_t len = strnlen(s, room < CS_NAME_LEN + 1 ? room : CS_NAME_LEN + 1);
 
-	if (len < CS_NAME_LEN || room == CS_NAME_LEN || strncmp(s, "fl_P", 4) != 0 || s[6] != '_' || s[7] != 'v' ||
-	    s[11] != '_' || s[12] != 'c')
+	if (len < CS_NAME_LEN || room == CS_NAME_LEN || strncmp(s, "fl_P", 4) != 0 ||
+	    s[6] != '_' || s[7] != 'v' || s[11] != '_' || s[12] != 'c')
 		return UINT64_MAX;
 	int64_t p = cs_digits(s + 4, 2), v = cs_digits(s + 8, 3), c = cs_digits(s + 13, 5);
 	if (p < 0 || v < 0 || c < 0)

@@ -507,12 +507,14 @@ int fl_plan_reuse(const struct fl_plan *p, const uint32_t *size_of, struct fl_pl
 		fl_errf(err, errlen, "empty plan");
 		return -1;
 	}
-	f = calloc(m + 1, sizeof(*f));
 	dc = malloc(l * sizeof(*dc));
-	last = calloc(p->nfns, sizeof(*last));       /* 0 = not seen, else position + 1 */
 	if (size_of != NULL)
 		db = malloc(l * sizeof(*db));
-	if (f == NULL || dc == NULL || last == NULL || (size_of && db == NULL)) {
+	if (p->seq != NULL) {   /* the Fenwick pass; a flat lap needs neither */
+		f = calloc(m + 1, sizeof(*f));
+		last = calloc(p->nfns, sizeof(*last));   /* 0 = not seen, else position + 1 */
+	}
+	if (dc == NULL || (size_of && db == NULL) || (p->seq && (f == NULL || last == NULL))) {
 		fl_errf(err, errlen, "out of memory for the reuse profile of %zu calls", l);
 		goto out;
 	}
