@@ -16,8 +16,9 @@ enum tok_kind {
 	TK_LOCAL    /* another symbol the probe defines (CSWTCH.3, x.0) */
 };
 
-/* Most probes one fit takes (asm_clone_fit_n). */
-#define MAXP 8
+/* Most probes one fit takes (asm_clone_fit_n): the build's six, two tie-break probes, a
+ * chain of four targeted ones and the new one (clone.c). */
+#define MAXP 16
 
 enum num_ctx { NC_NONE, NC_IMM, NC_DISP, NC_DATA };
 

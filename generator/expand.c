@@ -72,6 +72,14 @@ static int64_t draw_range(int64_t lo, int64_t hi, int odd, uint64_t key)
 	return v;
 }
 
+int expand_value_ok(const struct cspec *c, int64_t v)
+{
+	uint64_t span = (uint64_t)c->phi - (uint64_t)c->plo + 1;
+
+	return v >= c->plo && v <= c->phi && (!c->odd || (v & 1)) &&
+	       !((span >= 64 || span == 0) && is_special(v));
+}
+
 /* A per-copy draw: from the probe hull [plo, phi] (see set_hulls). */
 static int64_t draw(const struct cspec *c, uint64_t key)
 {

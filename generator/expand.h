@@ -54,6 +54,10 @@ struct variant *expand_pattern(const struct pattern *p, const struct gen_params 
 void expand_draw(const struct variant *v, const struct gen_params *gp, uint32_t copy,
 		 int64_t *out);
 
+/* Whether v is a value copies of constant c may take (its parity, no special values such
+ * as 2^n +-1 in a wide range): a probe made up between two drawn values must be one too. */
+int expand_value_ok(const struct cspec *c, int64_t v);
+
 /* Append copy `copy` of v, named name, to out; k holds its constants (expand_draw). */
 void expand_render(const struct variant *v, const char *name, const int64_t *k, struct buf *out);
 

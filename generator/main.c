@@ -72,7 +72,9 @@ static const struct fl_cli_opt gen_opts[] = {
 	FL_OPT_STR("probe-cc", probe_cc, "CMD", NULL, "compile a copy that no template takes "
 		"as one more probe with CMD -S IN -o OUT (the probes' compiler and flags) and fit "
 		"a template from it and the variant's probes, at most 4 per variant and part; "
-		"files in DIR/templates (without it: such copies are compiled from C)"),
+		"and, for a variant whose end probes do not line up, compile up to 32 hull probes "
+		"that widen its first template toward the other end; files in DIR/templates "
+		"(without it: such copies are compiled from C)"),
 };
 #undef FL_CLI_OBJ
 static const struct fl_cli gen_cli = {

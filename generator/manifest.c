@@ -134,7 +134,9 @@ void manifest_merge_clone(const char *manifest_in, char *const *reports, int nre
 		"copies_to_object", "object_bytes", "object_templates", "object_templates_assembled",
 		"targeted_probes", "targeted_probes_failed", "targeted_templates",
 		"copies_that_made_a_template", "variants_owned", "variants_fitted", "slots",
-		"variants_with_several_templates", "variants_fitted_on_end_probes"};
+		"variants_with_several_templates", "variants_fitted_on_end_probes", "hull_probes",
+		"variants_widened_by_hull_probes", "tie_break_probes",
+		"variants_fitted_with_tie_breaks"};
 	enum { NSUMS = sizeof(sums) / sizeof(sums[0]) };
 	json_int_t sum[NSUMS] = {0};
 	int seen[NSUMS] = {0};
