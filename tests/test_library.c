@@ -259,7 +259,7 @@ static void test_4_clones_match_c_twins(void **state)
 	char err[256], why[512];
 	assert_int_equal(lib_open(&l, "libfrontload-extract.so"), 0);
 	if (lib_open(&ref, "libfrontload-sample.so") != 0)
-		fail_msg("%s/libfrontload-sample.so: %s (ninja builds it with the library)",
+		fail_msg("%s/libfrontload-sample.so: %s (ninja test builds it)",
 			 builddir(), dlerror());
 	assert_true(ref.n > 0);
 	assert_int_equal(clone_index_build(&ix, l.tab, l.n, l.pats, l.npats), 0);
