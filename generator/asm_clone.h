@@ -97,7 +97,10 @@ void asm_clone_allow_outside_range(struct asm_clone *c, int allow);
 /* The same over np probes (3 to MAXP, 16): every probe's token stream must line up with
  * probe 0's, and every rule must predict every probe, so extra probes settle slots three
  * probes leave ambiguous, widen the classes copies may take, and widen each constant's
- * range. */
+ * range. An error naming a slot that two rules fit contains ASM_CLONE_AMBIGUOUS (more
+ * probes may settle it; clone.c's tie-break probes look for it). */
+#define ASM_CLONE_AMBIGUOUS " is ambiguous: "
+
 struct asm_clone *asm_clone_fit_n(const char *const *asm_text, const char *const *probe_name,
                                   const int64_t *const *k, int np, size_t nk, char *err,
                                   size_t errlen);

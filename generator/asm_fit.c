@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "asm_clone.h"
 #include "asm_tok.h"
 
 #define S_MAX 65536   /* largest |s| a rule may use, besides powers of two */
@@ -256,7 +257,7 @@ int asm_fit_slot(const struct tok *const at[MAXP], int np, const char *const tex
 	}
 	if (n > 1) {
 		snprintf(err, errlen,
-		         "line %u: integer %s is ambiguous: k[%zu]*%" PRId64 "%+" PRId64
+		         "line %u: integer %s" ASM_CLONE_AMBIGUOUS "k[%zu]*%" PRId64 "%+" PRId64
 		         " and k[%zu]*%" PRId64 "%+" PRId64 " both fit (%zu rules)",
 		         t->line, what, cands[0].j, cands[0].s, cands[0].d, cands[1].j, cands[1].s,
 		         cands[1].d, n);

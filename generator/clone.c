@@ -61,6 +61,7 @@ struct fitted {
 	int nchain;
 	int chain_idx;           /* the chain's template, valid when nchain > 0 */
 	int tie_broken;          /* fitted only with break_ties' probes (the chain's first) */
+	int ambiguous;           /* some set of probes failed only on an ambiguous slot */
 	char *text[NPROBES];     /* the probes, kept for targeted fits */
 	int64_t *k[NPROBES];
 	char names[NPROBES][64];
@@ -107,6 +108,7 @@ static struct fitted fit_variant(const struct gen *g, const struct variant *v, c
 			if (!ac) {
 				if (!f.reason)
 					f.reason = xstrdup(err);
+				f.ambiguous |= strstr(err, ASM_CLONE_AMBIGUOUS) != NULL;
 				continue;
 			}
 			if (f.nfits == 0) {
@@ -609,7 +611,9 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 		if (!f->fit_done) {
 			*f = fit_variant(g, v, probes_s_dir);
 			f->fit_done = 1;
-			if (probe_cc && f->nfits == 0)
+			/* Only for ambiguous slots: where no probes line up (clang's text) two
+			 * more would not either. */
+			if (probe_cc && f->nfits == 0 && f->ambiguous)
 				break_ties(&tg, f, v);
 			if (probe_cc)
 				widen_ends(&tg, f, v);
