@@ -24,6 +24,36 @@
 #include "pattern.h"
 #include "util.h"
 
+/* A template from the probes in set, the first `chain` probes of the chain and, when text
+ * is not NULL, one more (text, name, k); NULL with the reason in err if they do not line
+ * up. */
+static struct asm_clone *fit_set(const struct fitted *f, const struct variant *v, int set,
+				 int chain, const char *text, const char *name, const int64_t *k,
+				 char *err, size_t errlen)
+{
+	const char *tn[NPROBES + MAX_CHAIN + 1], *nn[NPROBES + MAX_CHAIN + 1];
+	const int64_t *kn[NPROBES + MAX_CHAIN + 1];
+	int np = 0;
+
+	for (int i = 0; i < NPROBES; i++)
+		if (set & (1 << i)) {
+			tn[np] = f->text[i];
+			nn[np] = f->names[i];
+			kn[np++] = f->k[i];
+		}
+	for (int i = 0; i < chain; i++) {
+		tn[np] = f->chain_text[i];
+		nn[np] = f->chain_name[i];
+		kn[np++] = f->chain_k[i];
+	}
+	if (text != NULL) {
+		tn[np] = text;
+		nn[np] = name;
+		kn[np++] = k;
+	}
+	return asm_clone_fit_n(tn, nn, kn, np, (size_t)v->sk.nconsts, err, errlen);
+}
+
 struct fitted fit_variant(const struct gen *g, const struct variant *v, const char *dir)
 {
 	struct fitted f = {0};
@@ -51,17 +81,8 @@ struct fitted fit_variant(const struct gen *g, const struct variant *v, const ch
 		for (int set = 0; set < (1 << NPROBES) && f.nfits < MAX_FITS; set++) {
 			if (__builtin_popcount((unsigned)set) != size || !(set & ~covered))
 				continue;
-			const char *tn[NPROBES], *nn[NPROBES];
-			const int64_t *kn[NPROBES];
-			int np = 0;
-			for (int i = 0; i < NPROBES; i++)
-				if (set & (1 << i)) {
-					tn[np] = text[i];
-					nn[np] = names[i];
-					kn[np++] = k[i];
-				}
-			struct asm_clone *ac = asm_clone_fit_n(tn, nn, kn, np, (size_t)v->sk.nconsts,
-							       err, sizeof(err));
+			struct asm_clone *ac = fit_set(&f, v, set, 0, NULL, NULL, NULL, err,
+						       sizeof(err));
 			if (!ac) {
 				if (!f.reason)
 					f.reason = xstrdup(err);
@@ -128,32 +149,14 @@ static char *compile_probe(struct targeting *tg, const struct variant *v, const 
 	return text;
 }
 
-/* A template from the probes in set, the first `chain` probes of the chain and one more
- * (text, name, k); NULL if they do not line up. */
+/* fit_set with one more probe, its reason dropped. */
 static struct asm_clone *fit_with_chain(const struct fitted *f, const struct variant *v, int set,
 					int chain, const char *text, const char *name,
 					const int64_t *k)
 {
-	const char *tn[NPROBES + MAX_CHAIN + 1], *nn[NPROBES + MAX_CHAIN + 1];
-	const int64_t *kn[NPROBES + MAX_CHAIN + 1];
 	char err[512];
-	int np = 0;
 
-	for (int i = 0; i < NPROBES; i++)
-		if (set & (1 << i)) {
-			tn[np] = f->text[i];
-			nn[np] = f->names[i];
-			kn[np++] = f->k[i];
-		}
-	for (int i = 0; i < chain; i++) {
-		tn[np] = f->chain_text[i];
-		nn[np] = f->chain_name[i];
-		kn[np++] = f->chain_k[i];
-	}
-	tn[np] = text;
-	nn[np] = name;
-	kn[np++] = k;
-	return asm_clone_fit_n(tn, nn, kn, np, (size_t)v->sk.nconsts, err, sizeof(err));
+	return fit_set(f, v, set, chain, text, name, k, err, sizeof(err));
 }
 
 static struct asm_clone *fit_with(const struct fitted *f, const struct variant *v, int set,

@@ -332,9 +332,14 @@ void emit_registry(const struct gen *g)
 		nfn += (uint64_t)g->ps[p]->variants * g->gp.copies;
 	}
 	buf_puts(&b, "};\n\n"
+		     "/* A library split over several shared objects (configure --lib-parts) has\n"
+		     " * each part return its own rows (templates/lib_part.c) and the head join\n"
+		     " * them (templates/lib_join.c); this object then holds no rows. */\n"
+		     "#ifndef FL_LIB_HEAD\n"
 		     "FL_API const struct fl_fn_entry *fl_registry(size_t *count)\n{\n"
 		     "\t*count = (size_t)(__stop_fl_registry - __start_fl_registry);\n"
-		     "\treturn __start_fl_registry;\n}\n\n"
+		     "\treturn __start_fl_registry;\n}\n"
+		     "#endif\n\n"
 		     "FL_API const struct fl_pattern_info *fl_patterns(size_t *count)\n{\n"
 		     "\t*count = sizeof(patterns) / sizeof(patterns[0]);\n"
 		     "\treturn patterns;\n}\n\n"

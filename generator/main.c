@@ -85,7 +85,7 @@ static const char usage_head[] =
 "usage: frontload-gen generate [options]   expand patterns into C shards or probes\n"
 "       frontload-gen clone [options]      clone probe assembly into assembly shards\n"
 "                                          (or, with --objects, object shards)\n"
-"       frontload-gen verify --lib SO --manifest IN --out OUT [--clone-report F ...]\n"
+"       frontload-gen verify --lib SO[,SO...] --manifest IN --out OUT [--clone-report F ...]\n"
 "       frontload-gen --help\n"
 "\n"
 "frontload-gen expands extractor pattern templates (patterns/*.tpl) into structural\n"
@@ -182,7 +182,8 @@ struct verify_args {
 
 #define FL_CLI_OBJ struct verify_args
 static const struct fl_cli_opt verify_opts[] = {
-	FL_OPT_STR("lib", lib, "SO", NULL, "the extractor library to check (required)"),
+	FL_OPT_STR("lib", lib, "SO[,SO...]", NULL, "the extractor library to check, or the "
+		"parts of a split one, comma-separated (required)"),
 	FL_OPT_STR("manifest", manifest, "IN", NULL, "manifest.gen.json from generate "
 		"(required)"),
 	FL_OPT_STR("out", out, "OUT", NULL, "the verified manifest to write (required)"),

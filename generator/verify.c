@@ -23,6 +23,7 @@
 
 /* A run of bytes of one function inside its section. */
 struct vpart {
+	size_t file;           /* index of the library file (a part of a split library) */
 	size_t shndx;          /* section holding the bytes */
 	uint64_t off;          /* section-relative start */
 	uint64_t size;         /* bytes, st_size */
@@ -40,14 +41,23 @@ struct vfn {
 	size_t nfrags;                /* entries in frags */
 };
 
-/* One verification: the open library and what was found in it. */
-struct verify_run {
-	const char *path;          /* library path */
-	char *err;                 /* caller's message buffer, or NULL */
-	size_t errlen;             /* bytes in err */
-	int fd;                    /* open library, or -1 */
+/* One open library file: the library, or one part of a library split over several
+ * shared objects (configure --lib-parts). */
+struct vfile {
+	char *path;                /* file path */
+	int fd;                    /* open file, or -1 */
 	Elf *elf;                  /* libelf handle, or NULL */
 	GElf_Ehdr ehdr;            /* ELF header */
+};
+
+/* One verification: the open library files and what was found in them. */
+struct verify_run {
+	const char *path;          /* the lib_path argument, as given */
+	char *err;                 /* caller's message buffer, or NULL */
+	size_t errlen;             /* bytes in err */
+	struct vfile *files;       /* nfiles library files */
+	size_t nfiles;
+	size_t cur;                /* index of the file being read; messages name it */
 	struct vfn *fns;           /* nfns functions */
 	size_t nfns, capfns;       /* used and allocated entries of fns */
 	struct vfn *frags;         /* nfrags fragments, sorted by name once attached */
@@ -72,7 +82,8 @@ static int verify_fail(struct verify_run *r, const char *fmt, ...)
 
 	if (r->err == NULL || r->errlen == 0)
 		return -1;
-	n = snprintf(r->err, r->errlen, "%s: ", r->path);
+	n = snprintf(r->err, r->errlen, "%s: ",
+		r->cur < r->nfiles ? r->files[r->cur].path : r->path);
 	if (n < 0 || (size_t)n >= r->errlen)
 		return -1;
 	va_start(ap, fmt);
@@ -148,37 +159,39 @@ static int verify_reloc_width(unsigned machine, unsigned type)
 	}
 }
 
-/* Open the library and read its ELF header. ELF_C_READ_MMAP: section bytes are used in
- * place, not copied. */
+/* Open the current file and read its ELF header. ELF_C_READ_MMAP: section bytes are used
+ * in place, not copied. */
 static int verify_open(struct verify_run *r)
 {
+	struct vfile *f = &r->files[r->cur];
+
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return verify_fail(r, "libelf: %s", elf_errmsg(-1));
-	r->fd = open(r->path, O_RDONLY);
-	if (r->fd < 0)
+	f->fd = open(f->path, O_RDONLY);
+	if (f->fd < 0)
 		return verify_fail(r, "open: %s", strerror(errno));
-	r->elf = elf_begin(r->fd, ELF_C_READ_MMAP, NULL);
-	if (r->elf == NULL)
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (f->elf == NULL)
 		return verify_fail(r, "libelf: %s", elf_errmsg(-1));
-	if (elf_kind(r->elf) != ELF_K_ELF)
+	if (elf_kind(f->elf) != ELF_K_ELF)
 		return verify_fail(r, "not an ELF file");
-	if (gelf_getehdr(r->elf, &r->ehdr) == NULL)
+	if (gelf_getehdr(f->elf, &f->ehdr) == NULL)
 		return verify_fail(r, "bad ELF header: %s", elf_errmsg(-1));
 	return 0;
 }
 
-/* Offset of address addr inside section shdr: st_value and r_offset are addresses in a
- * linked file and section offsets in a relocatable object. */
+/* Offset of address addr inside section shdr of the current file: st_value and r_offset
+ * are addresses in a linked file and section offsets in a relocatable object. */
 static uint64_t verify_sec_off(const struct verify_run *r, const GElf_Shdr *shdr, uint64_t addr)
 {
-	return r->ehdr.e_type == ET_REL ? addr : addr - shdr->sh_addr;
+	return r->files[r->cur].ehdr.e_type == ET_REL ? addr : addr - shdr->sh_addr;
 }
 
 /* Locate symbol sym's bytes: fill part from its section's data. */
 static int verify_sym_part(struct verify_run *r, const char *name, const GElf_Sym *sym,
 	size_t shndx, struct vpart *part)
 {
-	Elf_Scn *scn = elf_getscn(r->elf, shndx);
+	Elf_Scn *scn = elf_getscn(r->files[r->cur].elf, shndx);
 	GElf_Shdr shdr;
 	Elf_Data *d;
 
@@ -189,6 +202,7 @@ static int verify_sym_part(struct verify_run *r, const char *name, const GElf_Sy
 	d = elf_getdata(scn, NULL);
 	if (d == NULL)
 		return verify_fail(r, "%s: reading section %zu: %s", name, shndx, elf_errmsg(-1));
+	part->file = r->cur;
 	part->shndx = shndx;
 	part->off = verify_sec_off(r, &shdr, sym->st_value);
 	part->size = sym->st_size;
@@ -218,22 +232,23 @@ static Elf_Data *verify_xindex(struct verify_run *r, size_t symtab_idx)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
 
-	while ((scn = elf_nextscn(r->elf, scn)) != NULL)
+	while ((scn = elf_nextscn(r->files[r->cur].elf, scn)) != NULL)
 		if (gelf_getshdr(scn, &shdr) != NULL && shdr.sh_type == SHT_SYMTAB_SHNDX &&
 		    shdr.sh_link == symtab_idx)
 			return elf_getdata(scn, NULL);
 	return NULL;
 }
 
-/* Walk .symtab and record every generated function and fragment. */
+/* Walk the current file's .symtab and record every generated function and fragment. */
 static int verify_collect(struct verify_run *r)
 {
+	Elf *elf = r->files[r->cur].elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
 	Elf_Data *syms, *xdata;
-	size_t nsyms;
+	size_t nsyms, had = r->nfns;
 
-	while ((scn = elf_nextscn(r->elf, scn)) != NULL)
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
 		if (gelf_getshdr(scn, &shdr) != NULL && shdr.sh_type == SHT_SYMTAB)
 			break;
 	if (scn == NULL)
@@ -256,7 +271,7 @@ static int verify_collect(struct verify_run *r)
 			return verify_fail(r, "reading symbol %zu: %s", i, elf_errmsg(-1));
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
-		name = elf_strptr(r->elf, shdr.sh_link, sym.st_name);
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 		if (name == NULL || (kind = verify_parse_name(name, &pattern)) == 0)
 			continue;
 		shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
@@ -271,7 +286,7 @@ static int verify_collect(struct verify_run *r)
 		if (verify_sym_part(r, name, &sym, shndx, &f->main) < 0)
 			return -1;
 	}
-	if (r->nfns == 0)
+	if (r->nfns == had)
 		return verify_fail(r, "no fl_PNN_vVVV_cCCCCC function symbols in .symtab "
 			"(not a frontload extractor library?)");
 	return 0;
@@ -307,12 +322,14 @@ static void verify_attach_frags(struct verify_run *r)
 	}
 }
 
-/* Order parts by (section, start) for the relocation search. */
+/* Order parts by (file, section, start) for the relocation search. */
 static int verify_cmp_part(const void *a, const void *b)
 {
 	const struct vpart *x = *(const struct vpart *const *)a;
 	const struct vpart *y = *(const struct vpart *const *)b;
 
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
 	if (x->shndx != y->shndx)
 		return x->shndx < y->shndx ? -1 : 1;
 	if (x->off != y->off)
@@ -320,21 +337,23 @@ static int verify_cmp_part(const void *a, const void *b)
 	return 0;
 }
 
-/* The part of section shndx whose start is the greatest at or below off, or NULL. */
-static struct vpart *verify_find_part(struct vpart **parts, size_t n, size_t shndx, uint64_t off)
+/* The part of section shndx of file whose start is the greatest at or below off, or NULL. */
+static struct vpart *verify_find_part(struct vpart **parts, size_t n, size_t file, size_t shndx,
+	uint64_t off)
 {
-	size_t lo = 0, hi = n;   /* answer in [lo - 1, hi): parts[0..lo) are <= (shndx, off) */
+	size_t lo = 0, hi = n;   /* answer in [lo - 1, hi): parts[0..lo) are <= (file, shndx, off) */
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct vpart *p = parts[mid];
 
-		if (p->shndx < shndx || (p->shndx == shndx && p->off <= off))
+		if (p->file < file || (p->file == file && (p->shndx < shndx ||
+		    (p->shndx == shndx && p->off <= off))))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || parts[lo - 1]->shndx != shndx)
+	if (lo == 0 || parts[lo - 1]->file != file || parts[lo - 1]->shndx != shndx)
 		return NULL;
 	return parts[lo - 1];
 }
@@ -358,7 +377,8 @@ static void verify_mask(struct vpart *p, uint64_t off, int width)
 static int verify_mask_section(struct verify_run *r, Elf_Scn *scn, const GElf_Shdr *shdr,
 	struct vpart **parts, size_t nparts)
 {
-	Elf_Scn *target = elf_getscn(r->elf, shdr->sh_info);
+	const struct vfile *f = &r->files[r->cur];
+	Elf_Scn *target = elf_getscn(f->elf, shdr->sh_info);
 	GElf_Shdr tshdr;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n;
@@ -386,13 +406,13 @@ static int verify_mask_section(struct verify_run *r, Elf_Scn *scn, const GElf_Sh
 			type = GELF_R_TYPE(rel.r_info);
 		}
 		off = verify_sec_off(r, &tshdr, addr);
-		p = verify_find_part(parts, nparts, shdr->sh_info, off);
+		p = verify_find_part(parts, nparts, r->cur, shdr->sh_info, off);
 		if (p == NULL || off >= p->off + p->size)
 			continue;
-		width = verify_reloc_width(r->ehdr.e_machine, (unsigned)type);
+		width = verify_reloc_width(f->ehdr.e_machine, (unsigned)type);
 		if (width == VERIFY_WIDTH_UNKNOWN)
 			return verify_fail(r, "relocation type %u (ELF machine %u) at %#llx: unknown width",
-				(unsigned)type, r->ehdr.e_machine, (unsigned long long)addr);
+				(unsigned)type, f->ehdr.e_machine, (unsigned long long)addr);
 		r->nrelocs++;
 		if (width > 0)
 			verify_mask(p, off, width);
@@ -401,7 +421,8 @@ static int verify_mask_section(struct verify_run *r, Elf_Scn *scn, const GElf_Sh
 }
 
 /* Zero the relocated fields of every function and fragment, from all SHT_RELA / SHT_REL
- * sections that apply to a section (sh_info != 0; --emit-relocs keeps .rela.text). */
+ * sections of every file that apply to a section (sh_info != 0; --emit-relocs keeps
+ * .rela.text). */
 static int verify_mask_relocs(struct verify_run *r)
 {
 	size_t nparts = r->nfns + r->nfrags;
@@ -415,11 +436,15 @@ static int verify_mask_relocs(struct verify_run *r)
 	for (size_t i = 0; i < r->nfrags; i++)
 		parts[r->nfns + i] = &r->frags[i].main;
 	qsort(parts, nparts, sizeof(*parts), verify_cmp_part);
-	while (rc == 0 && (scn = elf_nextscn(r->elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &shdr) == NULL)
-			rc = verify_fail(r, "reading section header: %s", elf_errmsg(-1));
-		else if ((shdr.sh_type == SHT_RELA || shdr.sh_type == SHT_REL) && shdr.sh_info != 0)
-			rc = verify_mask_section(r, scn, &shdr, parts, nparts);
+	for (r->cur = 0; rc == 0 && r->cur < r->nfiles; r->cur++) {
+		scn = NULL;
+		while (rc == 0 && (scn = elf_nextscn(r->files[r->cur].elf, scn)) != NULL) {
+			if (gelf_getshdr(scn, &shdr) == NULL)
+				rc = verify_fail(r, "reading section header: %s", elf_errmsg(-1));
+			else if ((shdr.sh_type == SHT_RELA || shdr.sh_type == SHT_REL) &&
+				 shdr.sh_info != 0)
+				rc = verify_mask_section(r, scn, &shdr, parts, nparts);
+		}
 	}
 	free(parts);
 	return rc;
@@ -638,15 +663,28 @@ out:
 int verify_library(const char *lib_path, const char *manifest_in, const char *manifest_out,
 	char *err, size_t errlen)
 {
-	struct verify_run r = { .path = lib_path, .err = err, .errlen = errlen, .fd = -1 };
+	struct verify_run r = { .path = lib_path, .err = err, .errlen = errlen };
 	json_t *v = NULL;
-	int rc;
+	int rc = 0;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
-	rc = verify_open(&r);
-	if (rc == 0)
-		rc = verify_collect(&r);
+	/* lib_path: one file, or a split library's parts separated by commas */
+	for (const char *s = lib_path; ; s++) {
+		size_t n = strcspn(s, ",");
+
+		r.files = xrealloc(r.files, (r.nfiles + 1) * sizeof(*r.files));
+		r.files[r.nfiles++] = (struct vfile){ .path = xstrndup(s, n), .fd = -1 };
+		s += n;
+		if (*s == '\0')
+			break;
+	}
+	for (r.cur = 0; rc == 0 && r.cur < r.nfiles; r.cur++) {
+		rc = verify_open(&r);
+		if (rc == 0)
+			rc = verify_collect(&r);
+	}
+	r.cur = r.nfiles;   /* messages from here on name the --lib argument */
 	if (rc == 0) {
 		verify_attach_frags(&r);
 		rc = verify_mask_relocs(&r);
@@ -664,9 +702,13 @@ int verify_library(const char *lib_path, const char *manifest_in, const char *ma
 		free(r.frags[i].main.masked);
 	free(r.fns);
 	free(r.frags);
-	if (r.elf != NULL)
-		elf_end(r.elf);
-	if (r.fd >= 0)
-		close(r.fd);
+	for (size_t i = 0; i < r.nfiles; i++) {
+		if (r.files[i].elf != NULL)
+			elf_end(r.files[i].elf);
+		if (r.files[i].fd >= 0)
+			close(r.files[i].fd);
+		free(r.files[i].path);
+	}
+	free(r.files);
 	return rc;
 }

@@ -2,7 +2,9 @@
 #include <stddef.h>
 
 /* Check that every generated function in the linked library lib_path has its own bytes,
- * and record what was found in the manifest.
+ * and record what was found in the manifest. lib_path is one file, or the parts of a
+ * library split over several shared objects (configure --lib-parts) separated by commas:
+ * functions are compared across all of them, and each must hold some.
  *
  * Functions are the STT_FUNC symbols of .symtab named fl_PNN_vVVV_cCCCCC (two-digit pattern
  * id, three-digit variant, five-digit copy; LOCAL in a real build). Their bytes are read

@@ -24,6 +24,16 @@ done
 install -d "$dest/share/frontload/targets"
 install -m 644 "$src/results/targets/production.json" "$dest/share/frontload/targets/production.json"
 install -m 644 "$build/libfrontload-extract.so" "$dest/lib/libfrontload-extract.so"
+# A library split over several objects (configure --lib-parts): the head finds its parts
+# beside itself ($ORIGIN). The count comes from config.json, so stale parts are not copied.
+parts=$(sed -n 's/^ *"lib_parts": \([0-9]*\).*/\1/p' "$build/config.json")
+if [ "${parts:-1}" -gt 1 ]; then
+	k=1
+	while [ "$k" -le "$parts" ]; do
+		install -m 644 "$build/libfrontload-extract-$k.so" "$dest/lib/libfrontload-extract-$k.so"
+		k=$((k + 1))
+	done
+fi
 install -m 644 "$build/manifest.json" "$dest/share/frontload/manifest.json"
 install -m 644 "$build/config.json" "$dest/share/frontload/config.json"
 install -m 644 "$src/templates/fl_extract.h" "$dest/include/frontload/fl_extract.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bigmap.h"
 #include "codesize.h"
 #include "dispatch.h"
 #include "libload.h"
@@ -137,9 +138,10 @@ static void cs_join(const struct cs_ref *r, size_t n, struct cs_sym *mains)
 	}
 }
 
-/* Collect main symbols into *out (*nout, sorted by address), with each fragment's bytes
- * added to its main symbol. */
-static int cs_collect(Elf *e, struct cs_sym **out, size_t *nout, char *err, size_t errlen)
+/* Collect main symbols into *out (*nout used, *ncap allocated: free with fl_bigmap_free, sorted
+ * by address), with each fragment's bytes added to its main symbol. */
+static int cs_collect(Elf *e, struct cs_sym **out, size_t *nout, size_t *ncap, char *err,
+	size_t errlen)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = cs_symtab(e, &sh), *strscn;
@@ -156,13 +158,13 @@ static int cs_collect(Elf *e, struct cs_sym **out, size_t *nout, char *err, size
 		return -1;
 	}
 	nsym = sh.sh_size / sh.sh_entsize;
-	v = malloc((nsym ? nsym : 1) * sizeof(*v));
-	r = malloc((nsym ? nsym : 1) * sizeof(*r));
-	tmp = malloc((nsym ? nsym : 1) * sizeof(*tmp));
+	v = fl_bigmap(nsym, sizeof(*v));
+	r = fl_bigmap(nsym, sizeof(*r));
+	tmp = fl_bigmap(nsym, sizeof(*tmp));
 	if (v == NULL || r == NULL || tmp == NULL) {
-		free(v);
-		free(r);
-		free(tmp);
+		fl_bigmap_free(v, nsym, sizeof(*v));
+		fl_bigmap_free(r, nsym, sizeof(*r));
+		fl_bigmap_free(tmp, nsym, sizeof(*tmp));
 		fl_errf(err, errlen, "out of memory for %zu symbols", nsym);
 		return -1;
 	}
@@ -188,72 +190,131 @@ static int cs_collect(Elf *e, struct cs_sym **out, size_t *nout, char *err, size
 	}
 	cs_radix(r, tmp, nref);
 	cs_join(r, nref, v);
-	free(r);
-	free(tmp);
+	fl_bigmap_free(r, nsym, sizeof(*r));
+	fl_bigmap_free(tmp, nsym, sizeof(*tmp));
 	/* The linker writes a shard's symbols in address order; sort only if it did not. */
 	if (!sorted)
 		qsort(v, k, sizeof(*v), cs_by_addr);
 	*out = v;
 	*nout = k;
+	*ncap = nsym;
 	return 0;
 }
 
-/* Each registry entry's function, found by its file address (run-time address less the
- * load bias). */
-static int cs_match(const struct fl_lib *lib, const struct cs_sym *v, size_t k,
-	uint32_t *hot, uint32_t *cold, char *err, size_t errlen)
-{
-	struct link_map *lm = NULL;
+/* One shared object holding generated functions: the library, or one part of a library
+ * split over several objects (configure --lib-parts), whose symbols are read as needed. */
+struct cs_obj {
+	uintptr_t lo, hi;     /* run-time addresses of its first and past its last main symbol */
+	uintptr_t bias;       /* load bias: run-time address less file address */
+	struct cs_sym *v;     /* k main symbols, by file address (cap allocated) */
+	size_t k, cap;
+	size_t next;          /* index after the last match: registry rows mostly follow
+	                         address order, so the next row is usually there */
+};
 
-	if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL) {
-		fl_errf(err, errlen, "%s: dlinfo: %s", lib->path, dlerror());
+/* Read the symbols of object path, loaded at bias, into o. */
+static int cs_obj_read(struct cs_obj *o, const char *path, uintptr_t bias, char *err,
+	size_t errlen)
+{
+	char why[256] = "";
+	Elf *e;
+	int rc = -1, fd = open(path, O_RDONLY);
+
+	memset(o, 0, sizeof(*o));
+	o->bias = bias;
+	if (fd < 0) {
+		fl_errf(err, errlen, "%s: cannot open for its symbols", path);
 		return -1;
 	}
-	for (size_t i = 0; i < lib->n; i++) {
-		struct cs_sym key = { (uint64_t)(uintptr_t)lib->tab[i].fn - lm->l_addr, 0, 0 };
-		const struct cs_sym *m = bsearch(&key, v, k, sizeof(*v), cs_by_addr);
-
-		if (m == NULL) {
-			fl_errf(err, errlen, "%s: registry entry %zu (pattern %u variant %u copy %u) "
-				"has no fl_P symbol", lib->path, i, lib->tab[i].pattern,
-				lib->tab[i].variant, lib->tab[i].copy);
-			return -1;
-		}
-		hot[i] = m->hot;
-		cold[i] = m->cold;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e == NULL)
+		fl_errf(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+	else if (cs_collect(e, &o->v, &o->k, &o->cap, why, sizeof(why)) != 0)
+		fl_errf(err, errlen, "%s: %s", path, why);
+	else if (o->k == 0)
+		fl_errf(err, errlen, "%s: no fl_P symbols", path);
+	else {
+		o->lo = bias + (uintptr_t)o->v[0].addr;
+		o->hi = bias + (uintptr_t)o->v[o->k - 1].addr + 1;
+		rc = 0;
 	}
-	return 0;
+	if (rc != 0 && o->v != NULL) {
+		fl_bigmap_free(o->v, o->cap, sizeof(*o->v));
+		o->v = NULL;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+/* The object holding run-time address a among objs (*nobjs, room for FL_CS_MAX_OBJS),
+ * reading a new one's symbols when a lies in none: dladdr1 names the object and its load
+ * bias, so a split library's parts are found wherever the dynamic linker put them. */
+#define FL_CS_MAX_OBJS 64
+static struct cs_obj *cs_obj_of(struct cs_obj *objs, size_t *nobjs, uintptr_t a, char *err,
+	size_t errlen)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+
+	for (size_t i = 0; i < *nobjs; i++)
+		if (a >= objs[i].lo && a < objs[i].hi)
+			return &objs[i];
+	if (dladdr1((void *)a, &info, (void **)&lm, RTLD_DL_LINKMAP) == 0 || lm == NULL) {
+		fl_errf(err, errlen, "address %#lx is in no loaded object", (unsigned long)a);
+		return NULL;
+	}
+	for (size_t i = 0; i < *nobjs; i++)
+		if (objs[i].bias == (uintptr_t)lm->l_addr)   /* read: a is before its first symbol */
+			return &objs[i];
+	if (*nobjs == FL_CS_MAX_OBJS) {
+		fl_errf(err, errlen, "%s: more than %d objects hold generated functions",
+			lm->l_name, FL_CS_MAX_OBJS);
+		return NULL;
+	}
+	if (cs_obj_read(&objs[*nobjs], lm->l_name, (uintptr_t)lm->l_addr, err, errlen) != 0)
+		return NULL;
+	return &objs[(*nobjs)++];
 }
 
 int fl_lib_code_sizes(const struct fl_lib *lib, uint32_t *hot, uint32_t *cold, char *err,
 	size_t errlen)
 {
-	struct cs_sym *v = NULL;
-	size_t k = 0;
-	Elf *e = NULL;
-	int fd, rc = -1;
-	char why[256] = "";
+	struct cs_obj objs[FL_CS_MAX_OBJS], *o = NULL;
+	size_t nobjs = 0;
+	int rc = 0;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		fl_errf(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return -1;
 	}
-	fd = open(lib->path, O_RDONLY);
-	if (fd < 0) {
-		fl_errf(err, errlen, "%s: cannot open for its symbols", lib->path);
-		return -1;
+	/* Entries of one object are contiguous in the registry: one lookup per object. */
+	for (size_t i = 0; i < lib->n; i++) {
+		uintptr_t a = (uintptr_t)lib->tab[i].fn;
+
+		if (o == NULL || a < o->lo || a >= o->hi)
+			o = cs_obj_of(objs, &nobjs, a, err, errlen);
+		if (o == NULL) {
+			rc = -1;
+			break;
+		}
+		struct cs_sym key = { (uint64_t)(a - o->bias), 0, 0 };
+		const struct cs_sym *m = o->next < o->k && o->v[o->next].addr == key.addr ?
+			&o->v[o->next] : bsearch(&key, o->v, o->k, sizeof(*o->v), cs_by_addr);
+		if (m == NULL) {
+			fl_errf(err, errlen, "%s: registry entry %zu (pattern %u variant %u copy %u) "
+				"has no fl_P symbol", lib->path, i, lib->tab[i].pattern,
+				lib->tab[i].variant, lib->tab[i].copy);
+			rc = -1;
+			break;
+		}
+		hot[i] = m->hot;
+		cold[i] = m->cold;
+		o->next = (size_t)(m - o->v) + 1;
 	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e == NULL)
-		fl_errf(err, errlen, "%s: libelf: %s", lib->path, elf_errmsg(-1));
-	else if (cs_collect(e, &v, &k, why, sizeof(why)) != 0)
-		fl_errf(err, errlen, "%s: %s", lib->path, why);
-	else
-		rc = cs_match(lib, v, k, hot, cold, err, errlen);
-	free(v);
-	if (e)
-		elf_end(e);
-	close(fd);
+	for (size_t i = 0; i < nobjs; i++)
+		fl_bigmap_free(objs[i].v, objs[i].cap, sizeof(*objs[i].v));
 	return rc;
 }
 

@@ -3,7 +3,8 @@
  * A generated function is its symbol fl_PNN_vVVV_cCCCCC (hot part) plus the fragments GCC
  * split off it, NAME.cold (the unlikely paths, placed after every hot body) and NAME.part.K
  * (called from the hot part, counted as hot). Sizes come from the library's ELF symbol
- * table (libelf), matched to registry entries by address. Nothing here prints.
+ * table (libelf), matched to registry entries by address; a library split over several
+ * shared objects (configure --lib-parts) is read object by object. Nothing here prints.
  */
 #ifndef FL_CODESIZE_H
 #define FL_CODESIZE_H

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmap.h"
 #include "dispatch.h"
 #include "errbuf.h"
 #include "fl_extract.h"
@@ -507,12 +508,13 @@ int fl_plan_reuse(const struct fl_plan *p, const uint32_t *size_of, struct fl_pl
 		fl_errf(err, errlen, "empty plan");
 		return -1;
 	}
-	dc = malloc(l * sizeof(*dc));
+	/* start-up scratch (bigmap.h): zeroed pages, freed before the first request */
+	dc = fl_bigmap(l, sizeof(*dc));
 	if (size_of != NULL)
-		db = malloc(l * sizeof(*db));
+		db = fl_bigmap(l, sizeof(*db));
 	if (p->seq != NULL) {   /* the Fenwick pass; a flat lap needs neither */
-		f = calloc(m + 1, sizeof(*f));
-		last = calloc(p->nfns, sizeof(*last));   /* 0 = not seen, else position + 1 */
+		f = fl_bigmap(m + 1, sizeof(*f));
+		last = fl_bigmap(p->nfns, sizeof(*last));   /* 0 = not seen, else position + 1 */
 	}
 	if (dc == NULL || (size_of && db == NULL) || (p->seq && (f == NULL || last == NULL))) {
 		fl_errf(err, errlen, "out of memory for the reuse profile of %zu calls", l);
@@ -555,10 +557,10 @@ quantiles:
 	}
 	rc = 0;
 out:
-	free(f);
-	free(dc);
-	free(db);
-	free(last);
+	fl_bigmap_free(f, m + 1, sizeof(*f));
+	fl_bigmap_free(dc, l, sizeof(*dc));
+	fl_bigmap_free(db, l, sizeof(*db));
+	fl_bigmap_free(last, p->nfns, sizeof(*last));
 	return rc;
 }
 

@@ -78,8 +78,10 @@ for mode in $(echo "$modes" | tr ',' ' '); do
 		echo "  assembly text written: $(jq_ "$m" "m['clone_report']['asm_bytes']//1000000") MB"
 	fi
 	echo "  functions $(jq_ "$m" "m['verify']['functions']"), unique $(jq_ "$m" "m['verify']['unique']"), text $(jq_ "$m" "m['verify']['text_bytes']//1000000") MB, $(jq_ "$m" "m['verify']['text_bytes']//m['verify']['functions']") B/function"
-	so=$(stat -c %s "$b/libfrontload-extract.so")
-	echo "  library file $((so / 1000000)) MB, $((so / nfn)) B/function"
+	# the head and, past 1,000 copies (configure --lib-parts), its parts
+	so=$(stat -c %s "$b"/libfrontload-extract.so "$b"/libfrontload-extract-[0-9]*.so 2>/dev/null |
+		awk '{ s += $1 } END { print s }')
+	echo "  library files $((so / 1000000)) MB, $((so / nfn)) B/function"
 	echo "  leaf ready: $(leaf_ready "$b") ms after exec"
 done
 

@@ -8,9 +8,9 @@
 # Phases, by an edge's first output: probe (gen/probes/*.s: cc -S of the probe copies),
 # clone (gen/clone_NN.json: the cloner's parts), as (obj/shard_*.o from the cloned
 # assembly; gen-c under --clone=none, where they are compiled from C), fallback
-# (obj/fallback_*.o: copies compiled from C), link (libfrontload-extract.so), verify
-# (manifest.json: frontload-gen verify over the library), and tools
-# (everything else: generator, runtime, tests). The .ninja_log keeps the last run of each
+# (obj/fallback_*.o: copies compiled from C), link (libfrontload-extract.so and, with
+# --lib-parts, its parts), verify (manifest.json: frontload-gen verify over the library),
+# and tools (everything else: generator, runtime, tests). The .ninja_log keeps the last run of each
 # output, so run it on a build made from scratch in one ninja invocation.
 set -eu
 B=${1:?usage: ninja_phases.sh BUILD_DIR}
@@ -30,7 +30,7 @@ awk -F '\t' -v shard_ph="$([ "$mode" = none ] && echo gen-c || echo as)" '
 		else if (out ~ /^gen\/(shards\/|clone_)/) ph = "clone"
 		else if (out ~ /^obj\/fallback_/) ph = "fallback"
 		else if (out ~ /^obj\/shard_/) ph = shard_ph
-		else if (out ~ /^libfrontload-extract\.so$/) ph = "link"
+		else if (out ~ /^libfrontload-extract(-[0-9]+)?\.so$/) ph = "link"
 		else if (out == "manifest.json") ph = "verify"
 		n[ph]++
 		sum[ph] += ($2 - $1) / 1000

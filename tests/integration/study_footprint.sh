@@ -64,7 +64,14 @@ ball=$(pj .plan.code_bytes)
 [ "$b1" -gt 0 ] && [ "$b64" -gt "$b1" ] && [ "$ball" -gt "$b64" ] ||
 	fail "code bytes do not grow: N=1 $b1, N=64 $b64, all $ball"
 if command -v nm >/dev/null 2>&1; then
-	nms=$(nm -S -t d "$L" | awk '$4 ~ /^fl_P[0-9][0-9]_v[0-9]+_c[0-9]+($|\.)/ { s += $2 } END { print s }')
+	# the library's objects: the one file, or a split library's parts (configure --lib-parts)
+	objs=$L
+	k=$(sed -n 's/^ *"lib_parts": \([0-9]*\).*/\1/p' "$B/config.json")
+	if [ "${k:-1}" -gt 1 ]; then
+		objs=
+		while [ "$k" -ge 1 ]; do objs="$B/libfrontload-extract-$k.so $objs"; k=$((k - 1)); done
+	fi
+	nms=$(nm -S -t d $objs | awk '$4 ~ /^fl_P[0-9][0-9]_v[0-9]+_c[0-9]+($|\.)/ { s += $2 } END { print s }')
 	[ "$nms" = "$ball" ] || fail "code bytes of every function $ball, nm -S says $nms"
 fi
 plan 64 zipf
