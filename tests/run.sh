@@ -162,7 +162,11 @@ if [ -z "${FL_TEST_HARNESS_ONLY:-}" ]; then
 		[ -f "$tmp/stage/usr/local/share/frontload/tls/frontload-cert.pem" ] &&
 		[ -f "$tmp/stage/usr/local/lib/libfrontload-extract.so" ] &&
 		[ -f "$tmp/stage/usr/local/share/frontload/manifest.json" ] &&
-		[ -f "$tmp/stage/usr/local/include/frontload/fl_extract.h" ]; then
+		[ -f "$tmp/stage/usr/local/include/frontload/fl_extract.h" ] &&
+		"$tmp/stage/usr/local/bin/frontload-simreq" --plan-only 2>/dev/null |
+		grep -q "\"library_functions\": $(sed -n 's/^  "functions": \([0-9]*\)$/\1/p' "$build/config.json")"; then
+		# the installed library loads from bin/../lib with all its functions (every part
+		# of a split one: configure --lib-parts)
 		pass "install into DESTDIR"
 	else
 		fail "install into DESTDIR"

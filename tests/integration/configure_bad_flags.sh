@@ -41,4 +41,5 @@ bad "--lib-parts" --lib-parts=0
 bad "--lib-parts" --lib-parts=17
 bad "--lib-parts=3: more than the 2 clone parts" --copies=1 --lib-parts=3
 bad "--copies=20000 needs 20 library parts" --copies=20000
+bad "a part would hold about 3000 copies" --copies=3000 --lib-parts=1
 echo "configure refused $n bad command lines, each with its error and no build files"
