@@ -1,7 +1,7 @@
 #!/bin/sh
 # build_large.sh: a library past the 2 GB reach of one x86-64 shared object builds,
-# verifies, loads and runs. Prints figures; not part of ninja test (about 15 min of build
-# and 2 of run at the default --copies=3000 on 2 cores: run nothing else beside it).
+# verifies, loads and runs. Prints figures; not part of ninja test (about 9 min of build
+# and 4 of run at the default --copies=3000 on 2 cores: run nothing else beside it).
 #
 # Usage: tests/bench/build_large.sh [--copies N] [--keep]
 #   --copies N  copies of every variant (default 3000: 2,097,000 functions, which configure
