@@ -179,8 +179,7 @@ int st_leaf_finish(struct st_point *q, int status, char *err, size_t errlen)
 		json_decref(o);
 		return -1;
 	}
-	sent = (double)json_integer_value(json_object_get(json_object_get(sim, "driver_step"),
-		"sent"));
+	sent = (double)json_integer_value(json_object_get(sim, "sent"));
 	double *v = q->fig;
 	v[0] = num(proc, "l1i_mpki");
 	v[1] = num(proc, "ll_code_mpki");

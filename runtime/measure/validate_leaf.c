@@ -1,10 +1,10 @@
 /* validate_leaf.c: `validate` on the running leaf: mock, leaf and driver as frontload run
  * starts them, a fixed low rate, one window of whole requests, measured natively (stage
  * clock, per-pool PMU groups, perf cpu-clock profile) and under callgrind (cache and
- * branch simulation, per object and per pool). This file runs the service (the runs'
- * argv, one run's steps) and holds the command's main; the options are in
- * validate_leaf_args.c, the simulated window's rows in validate_leaf_sim.c, the report
- * and the verdicts in validate_leaf_report.c. */
+ * branch simulation, per object and per pool). This file holds the command's main; one
+ * run of the service and the simulated leaves side by side are in validate_leaf_run.c,
+ * the options in validate_leaf_args.c, the simulated window's rows in
+ * validate_leaf_sim.c, the report and the verdicts in validate_leaf_report.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -54,58 +55,6 @@ static void vl_install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* ---- the runs' argv ---- */
-
-#define VL_POOL (4 * FM_LEAF_MAX_ARGS) /* strings the runs' argv own */
-#define VL_PING_MS 200.0                /* frontload-leaf --rpc-ping-ms default */
-
-/* A copy of n bytes of s owned by pool ("" when the pool is full or memory ran out). */
-static const char *vl_dup(const char *s, size_t n, char **pool, int *npool)
-{
-	char *d = *npool < VL_POOL ? strndup(s, n) : NULL;
-	if (d == NULL)
-		return "";
-	pool[(*npool)++] = d;
-	return d;
-}
-
-/* Split "A B C" into argv entries appended to out at n (at most max). Returns the new
- * count; out[count] is NULL. */
-static int vl_split(const char *text, const char **out, int n, int max, char **pool,
-	int *npool)
-{
-	while (text && *text && n < max) {
-		text += strspn(text, " \t");
-		size_t k = strcspn(text, " \t");
-		if (k > 0)
-			out[n++] = vl_dup(text, k, pool, npool);
-		text += k;
-	}
-	out[n] = NULL;
-	return n;
-}
-
-/* ---- one run of the service ---- */
-
-/* What one run (native or simulated) measured around its window. */
-struct vl_phase {
-	const char *tag;          /* "native", "sim" */
-	json_t *step;             /* the window step's driver result */
-	json_t *before, *after;   /* leaf stats around the window */
-	int whole;                /* the window held only whole, successful requests */
-	char why[1024];           /* why not */
-	double wall_s;
-	char err[2048];           /* a failed run: why ("" when it ran) */
-};
-
-static void vl_phase_free(struct vl_phase *p)
-{
-	json_decref(p->step);
-	json_decref(p->before);
-	json_decref(p->after);
-	p->step = p->before = p->after = NULL;
-}
-
 void vl_say(const struct vl_args *a, const char *fmt, ...)
 {
 	va_list ap;
@@ -118,179 +67,7 @@ void vl_say(const struct vl_args *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Run `callgrind_control ARG PID` (output to log). 0, or -1 with err. */
-static int vl_cgctl(const char *arg, pid_t pid, const char *log, char *err, size_t errlen)
-{
-	char p[32], why[512];
-	snprintf(p, sizeof p, "%d", (int)pid);
-	const char *const on[] = { "callgrind_control", "-i", "on", p, NULL };
-	const char *const other[] = { "callgrind_control", arg, p, NULL };
-	int rc = fl_spawn_wait(strcmp(arg, "-i") == 0 ? on : other, &(struct fl_spawn_opts){
-		.stdout_path = log, .stderr_path = log, .append = 1 }, why, sizeof why);
-	if (rc != 0) {
-		snprintf(err, errlen, "callgrind_control %s %d failed (%s; log %s)", arg, (int)pid,
-			rc < 0 ? why : "non-zero exit status", log);
-		return -1;
-	}
-	return 0;
-}
-
-/* Stats once the leaf holds no request (received = replied), at most wait_s. */
-static json_t *vl_idle_stats(struct fm_leaf *l, double wait_s, char *err, size_t errlen)
-{
-	double t0 = fm_now();
-	for (;;) {
-		json_t *s = fm_leaf_stats(l, wait_s, err, errlen);
-		if (s == NULL)
-			return NULL;
-		json_t *rq = json_object_get(s, "requests");
-		json_int_t in = json_integer_value(json_object_get(rq, "received"));
-		json_int_t out = json_integer_value(json_object_get(rq, "replied")) +
-			json_integer_value(json_object_get(rq, "dropped_disconnected"));
-		if (in <= out || fm_now() - t0 > wait_s)
-			return s;
-		json_decref(s);
-		struct timespec ts = { 0, 200000000 };
-		nanosleep(&ts, NULL);
-	}
-}
-
-/* The flags every run gives the leaf: the fanout timeout (and, simulated, --pmu off and
- * the keepalive period), then the knobs, then --leaf-args (the leaf keeps the last value
- * of a flag, so what the user gives wins). */
-static void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char **pool,
-	int *npool, int simulated)
-{
-	int n = 0;
-	char buf[64];
-	/* A fanout call must not time out because the simulated leaf is slow to read it. */
-	snprintf(buf, sizeof buf, "%.0f", a->timeout_s * 1000);
-	c->leaf_args[n++] = "--rpc-timeout-ms";
-	c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
-	if (a->leaf_profile) {  /* the leaf puts its flags first, whatever their place here */
-		c->leaf_args[n++] = "--profile";
-		c->leaf_args[n++] = (char *)a->leaf_profile;
-	}
-	if (simulated) {
-		/* perf_event_open under valgrind measures nothing of the guest. */
-		c->leaf_args[n++] = "--pmu";
-		c->leaf_args[n++] = "off";
-		/* The keepalive on the simulated clock: valgrind runs the leaf ~FM_SLOWDOWN times
-		 * slower, so the default 200 ms period would send that many more pings per
-		 * request, and a FANOUT thread waiting for the big lock would miss its 3 periods
-		 * and reconnect (failing the calls in flight). Given flags come later and win. */
-		snprintf(buf, sizeof buf, "%.0f", VL_PING_MS * FM_SLOWDOWN);
-		c->leaf_args[n++] = "--rpc-ping-ms";
-		c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
-	}
-	for (int i = 0; i + 1 < a->nknobs && n + 2 < FM_LEAF_MAX_ARGS; i += 2) {
-		snprintf(buf, sizeof buf, "--%s", a->knobs[i]);
-		c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
-		if (a->knobs[i + 1])
-			c->leaf_args[n++] = a->knobs[i + 1];
-	}
-	vl_split(a->leaf_args, c->leaf_args, n, FM_LEAF_MAX_ARGS - 1, pool, npool);
-	n = 0;
-	if (simulated) {
-		/* Fixed gaps: at the low simulated rate a Poisson cluster would queue requests
-		 * behind each other for seconds. */
-		c->driver_args[n++] = "--arrival";
-		c->driver_args[n++] = "fixed";
-	}
-	vl_split(a->driver_args, c->driver_args, n, FM_LEAF_MAX_ARGS - 1, pool, npool);
-}
-
-/* valgrind's argv before the leaf's. */
-static void vl_wrap(const struct fm_geo *g, const char *dir, struct fm_leaf_cfg *c,
-	char **pool, int *npool)
-{
-	static const char *const fixed[] = {
-		"valgrind", "--tool=callgrind", "--instr-atstart=no", "--cache-sim=yes",
-		"--branch-sim=yes", "--dump-instr=yes", "--dump-line=no", "--collect-jumps=yes",
-		"--separate-threads=yes",
-	};
-	char buf[4300];
-	int n = 0;
-	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-		c->wrap[n++] = fixed[i];
-	const struct fm_cache *lv[3] = { &g->i1, &g->d1, &g->ll };
-	const char *nm[3] = { "I1", "D1", "LL" };
-	for (int k = 0; k < 3; k++) {
-		snprintf(buf, sizeof buf, "--%s=%u,%u,%u", nm[k], lv[k]->size, lv[k]->assoc,
-			lv[k]->line);
-		c->wrap[n++] = vl_dup(buf, strlen(buf), pool, npool);
-	}
-	snprintf(buf, sizeof buf, "--callgrind-out-file=%s/sim.cg", dir);
-	c->wrap[n++] = vl_dup(buf, strlen(buf), pool, npool);
-	snprintf(buf, sizeof buf, "--log-file=%s/sim-valgrind.log", dir);
-	c->wrap[n++] = vl_dup(buf, strlen(buf), pool, npool);
-	c->wrap[n] = NULL;
-}
-
-/* One run: start, warm-up step, snapshot, window step, snapshot, stop. */
-static int vl_run(const struct vl_args *a, const struct fm_leaf_cfg *c, double qps,
-	double warmup_s, double window_s, const char *dir, struct vl_phase *ph,
-	struct vl_prof *prof)
-{
-	struct fm_leaf l;
-	char err[2048], log[4200];
-	int simulated = c->wrap[0] != NULL, rc = -1;
-	double t0 = fm_now(), slack = simulated ? 600 : 60;
-
-	snprintf(log, sizeof log, "%s/%s-callgrind_control.log", dir, ph->tag);
-	vl_say(a, "%s run: starting mock, leaf%s and driver", ph->tag, simulated ?
-		" (under valgrind callgrind)" : "");
-	if (fm_leaf_start(c, &l, err, sizeof err) != 0)
-		goto out;
-	if (simulated && vl_cgctl("-i", l.leaf, log, err, sizeof err) != 0)
-		goto out;
-	if (warmup_s > 0) {
-		vl_say(a, "%s run: warm-up step, %.3g qps for %.1f s", ph->tag, qps, warmup_s);
-		json_t *w = fm_leaf_step(&l, qps, 0, warmup_s, warmup_s + c->timeout_s + slack,
-			err, sizeof err);
-		if (w == NULL)
-			goto out;
-		json_decref(w);
-	}
-	if ((ph->before = vl_idle_stats(&l, c->timeout_s + slack, err, sizeof err)) == NULL)
-		goto out;
-	if (simulated && vl_cgctl("-z", l.leaf, log, err, sizeof err) != 0)
-		goto out;
-	if (prof && prof->want) {
-		prof->perf = fm_prof_record_start(l.leaf, (unsigned)a->perf_hz, prof->data,
-			prof->log, prof->why, sizeof prof->why);
-		if (prof->perf < 0)
-			prof->perf = 0;
-	}
-	vl_say(a, "%s run: measured window, %.3g qps for %.1f s", ph->tag, qps, window_s);
-	ph->step = fm_leaf_step(&l, qps, 0, window_s, window_s + c->timeout_s + slack, err,
-		sizeof err);
-	if (prof && prof->perf > 0 && fm_prof_record_stop(prof->perf, prof->log, prof->why,
-	    sizeof prof->why) != 0)
-		prof->perf = 0;
-	if (ph->step == NULL)
-		goto out;
-	if (simulated && vl_cgctl("-d", l.leaf, log, err, sizeof err) != 0)
-		goto out;
-	if ((ph->after = fm_leaf_stats(&l, c->timeout_s + slack, err, sizeof err)) == NULL)
-		goto out;
-	ph->whole = fm_window_whole(ph->step, ph->before, ph->after, ph->why, sizeof ph->why);
-	rc = 0;
-out:
-	fm_leaf_stop(&l, 10);
-	ph->wall_s = fm_now() - t0;
-	if (rc != 0)
-		snprintf(ph->err, sizeof ph->err, "%s", err);
-	return rc;
-}
-
 /* ---- main ---- */
-
-static json_t *vl_phase_json(const struct vl_phase *p)
-{
-	return json_pack("{s:b,s:s,s:f,s:s,s:O?}", "whole", p->whole, "why", p->why,
-		"wall_s", p->wall_s, "error", p->err, "driver_step", p->step);
-}
 
 /* The simulated rate: a quarter of what one simulated request takes at most to run alone
  * (the native window's CPU per request x FM_SLOWDOWN, valgrind running one thread at a
@@ -321,12 +98,38 @@ static void vl_keep(const char *tmp, const char *keep)
 		fprintf(stderr, FM_PROG ": --keep %s: copy failed (%s)\n", keep, why);
 }
 
+/* --sim-leaves: as given, else (auto) one per online CPU up to 2 (each simulated leaf
+ * holds a valgrind of ~4 GB on the default build), never more than the requests. */
+static int vl_sim_leaf_count(const struct vl_args *a)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t n = a->sim_leaves ? a->sim_leaves : (uint64_t)(cpus >= 2 ? 2 : 1);
+	return (int)(n < a->sim_requests ? n : a->sim_requests);
+}
+
+/* "simulated": {whole, why, wall_s (the slowest leaf's), sent (summed over leaves), leaves
+ * [{tag, seed, requests (its share), whole, why, wall_s, error, driver_step}]}. */
+static json_t *vl_sims_json(const struct vl_phase *ph, int n, int whole, const char *why,
+	double wall_s, double sent)
+{
+	json_t *leaves = json_array();
+	for (int k = 0; k < n; k++) {
+		json_t *o = vl_phase_json(&ph[k]);
+		json_object_set_new(o, "tag", json_string(ph[k].tag));
+		json_object_set_new(o, "seed", json_integer((json_int_t)ph[k].seed));
+		json_object_set_new(o, "requests", json_integer((json_int_t)ph[k].requests));
+		json_array_append_new(leaves, o);
+	}
+	return json_pack("{s:b,s:s,s:f,s:I,s:o}", "whole", whole, "why", why, "wall_s", wall_s,
+		"sent", (json_int_t)sent, "leaves", leaves);
+}
+
 int fm_validate_leaf_main(int argc, char **argv)
 {
 	struct vl_args a;
 	struct fm_geo geo;
 	struct fl_targets tg = { 0 };
-	struct vl_phase nat = { .tag = "native" }, sim = { .tag = "sim" };
+	struct vl_phase nat = { .tag = "native" }, sims[VL_MAX_SIM_LEAVES];
 	struct vl_prof prof = { 0 };
 	struct vl_sim vs;
 	struct fl_measured m[T_N];
@@ -336,9 +139,11 @@ int fm_validate_leaf_main(int argc, char **argv)
 	int npool = 0, rc = FM_EXIT_RUN, have_sim = 0;
 	double t0 = fm_now();
 	char sim_why[2048] = "";
-	double sim_qps = 0, sim_window = 0, sim_warmup = 0;
+	double sim_qps = 0, sim_window = 0, sim_warmup = 0, sim_wall = 0, sreq = 0;
+	int nsim = 0, sim_whole = 0;
 
 	memset(&vs, 0, sizeof vs);
+	memset(sims, 0, sizeof sims);
 	memset(&geo, 0, sizeof geo);
 	tmp[0] = '\0';
 	if (vl_parse(argc, argv, &a) != 0)
@@ -386,45 +191,53 @@ int fm_validate_leaf_main(int argc, char **argv)
 	if (a.hardware) {
 		snprintf(sim_why, sizeof sim_why, "--hardware: no simulated run");
 	} else {
-		struct fm_leaf_cfg sc = { .bindir = bindir, .dir = tmp, .tag = "sim", .tls = a.tls,
-			.seed = a.seed, .timeout_s = a.timeout_s, .ready_s = 900,
-			.stop = &vl_stop_signal };
-		vl_leaf_flags(&a, &sc, pool, &npool, 1);
-		vl_wrap(&geo, tmp, &sc, pool, &npool);
+		nsim = vl_sim_leaf_count(&a);
 		sim_qps = a.sim_qps > 0 ? a.sim_qps : vl_sim_rate(&a, &nat, sw);
-		/* Fixed gaps send the first request one gap in: N + 1/2 gaps hold N. */
-		sim_window = ((double)a.sim_requests + 0.5) / sim_qps;
+		/* Leaf 1 holds the most requests: its window is the longest. */
+		sim_window = ((double)((a.sim_requests + (uint64_t)nsim - 1) / (uint64_t)nsim) +
+			0.5) / sim_qps;
 		sim_warmup = fmax(a.warmup_s, 3 / sim_qps);
-		vl_say(&a, "sim run: %.3g qps (%s), %llu requests: %.1f s window after %.1f s warm-up",
-			sim_qps, a.sim_qps > 0 ? "--sim-qps" : "auto", (unsigned long long)a.sim_requests,
-			sim_window, sim_warmup);
-		if (vl_run(&a, &sc, sim_qps, sim_warmup, sim_window, tmp, &sim, NULL) != 0) {
-			fprintf(stderr, FM_PROG ": simulated run failed: %s\n", sim.err);
+		vl_say(&a, "sim run: %.3g qps (%s), %llu requests over %d simulated %s: "
+			"windows up to %.1f s after %.1f s warm-up", sim_qps, a.sim_qps > 0 ?
+			"--sim-qps" : "auto", (unsigned long long)a.sim_requests, nsim,
+			nsim > 1 ? "leaves" : "leaf", sim_window, sim_warmup);
+		if (vl_sim_leaves(&a, &geo, bindir, tmp, sim_qps, sim_warmup, nsim,
+		    &vl_stop_signal, sims, pool, &npool, err, sizeof err) != 0) {
+			fprintf(stderr, FM_PROG ": simulated run failed: %s\n", err);
 			goto done;
 		}
-		if (!sim.whole) {
-			snprintf(sim_why, sizeof sim_why, "the simulated window was not whole: %s",
-				sim.why);
-		} else if (vl_sim_analyse(tmp, &vs, &a, err, sizeof err) != 0) {
-			fprintf(stderr, FM_PROG ": %s\n", err);
-			goto done;
-		} else {
+		sim_whole = 1;
+		for (int k = 0; k < nsim; k++) {
+			sreq += (double)json_integer_value(json_object_get(sims[k].step, "sent"));
+			sim_wall = fmax(sim_wall, sims[k].wall_s);
+			if (sim_whole && !sims[k].whole)
+				snprintf(sim_why, sizeof sim_why, "the simulated window of %s was not "
+					"whole: %s", sims[k].tag, sims[k].why);
+			sim_whole = sim_whole && sims[k].whole;
+		}
+		if (sim_whole) {
+			if (vl_sim_analyse(tmp, &vs, &a, err, sizeof err) != 0) {
+				fprintf(stderr, FM_PROG ": %s\n", err);
+				goto done;
+			}
 			have_sim = 1;
 		}
 	}
 
 	/* The report. */
 	double nreq = (double)json_integer_value(json_object_get(nat.step, "sent"));
-	double sreq = (double)json_integer_value(json_object_get(sim.step, "sent"));
 	char g1[64], g2[64], g3[64];
 	printf("frontload validate: the running leaf (mock, leaf, driver as frontload run "
 		"starts them%s)\n", a.tls ? ", --tls" : "");
 	printf("native window: %.3g qps for %.1f s after %.1f s warm-up: %.0f requests, %s\n", a.qps,
 		a.window_s, a.warmup_s, nreq, nat.whole ? "all whole and OK" : nat.why);
 	if (!a.hardware)
-		printf("simulated window: %.3g qps for %.1f s after %.1f s warm-up: %.0f requests, %s; "
-			"%s model (I1 %s, D1 %s, LL %s)\n", sim_qps, sim_window, sim_warmup, sreq,
-			sim.whole ? "all whole and OK" : sim.why, a.cpu,
+		printf("simulated window: %.3g qps for up to %.1f s after %.1f s warm-up, on %d "
+			"simulated %s (seeds %llu..%llu) side by side: %.0f requests, %s; "
+			"%s model (I1 %s, D1 %s, LL %s)\n", sim_qps, sim_window, sim_warmup, nsim,
+			nsim > 1 ? "leaves" : "leaf", (unsigned long long)a.seed,
+			(unsigned long long)(a.seed + (uint64_t)nsim - 1),
+			sreq, sim_whole ? "all whole and OK" : sim_why, a.cpu,
 			fm_cache_str(&geo.i1, g1, sizeof g1), fm_cache_str(&geo.d1, g2, sizeof g2),
 			fm_cache_str(&geo.ll, g3, sizeof g3));
 	for (size_t i = 0; notes && i < json_array_size(notes); i++)
@@ -446,7 +259,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 		}
 		printf("  (objects' Ir sum %llu = process Ir %llu: %s)\n", (unsigned long long)sum,
 			(unsigned long long)vs.all.ir, sum == vs.all.ir ? "yes" : "NO");
-		vl_rows_head("pool (threads)");
+		vl_rows_head(nsim > 1 ? "pool (threads, all)" : "pool (threads)");
 		for (int p = 0; p < FM_POOL_N; p++)
 			if (vs.threads[p]) {
 				struct vl_row r = vs.pool[p];
@@ -468,7 +281,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 	vl_print_targets(&tg, m, tj, &pass, &fail, &unm);
 	double wall = fm_now() - t0;
 	printf("\n%d pass, %d fail, %d unmeasurable; wall time %.0f s (native run %.0f s, "
-		"simulated run %.0f s)\n", pass, fail, unm, wall, nat.wall_s, sim.wall_s);
+		"simulated run %.0f s)\n", pass, fail, unm, wall, nat.wall_s, sim_wall);
 
 	json_object_set_new(out, "tool", json_string(FM_PROG " validate"));
 	json_object_set_new(out, "path", json_string("leaf"));
@@ -476,10 +289,12 @@ int fm_validate_leaf_main(int argc, char **argv)
 		"s:s}", "qps", a.qps, "warmup_s", a.warmup_s, "window_s", a.window_s, "sim_qps",
 		sim_qps, "sim_warmup_s", sim_warmup, "sim_window_s", sim_window, "timeout_s",
 		a.timeout_s, "tls", a.tls, "seed", (json_int_t)a.seed, "cpu", a.cpu));
+	json_object_set_new(json_object_get(out, "config"), "sim_leaves", json_integer(nsim));
 	json_object_set_new(json_object_get(out, "config"), "leaf_profile", a.leaf_profile ?
 		json_string(a.leaf_profile) : json_null());
 	json_object_set_new(out, "native", vl_phase_json(&nat));
-	json_object_set_new(out, "simulated", a.hardware ? json_null() : vl_phase_json(&sim));
+	json_object_set_new(out, "simulated", a.hardware ? json_null() : vl_sims_json(sims,
+		nsim, sim_whole, sim_why, sim_wall, sreq));
 	json_object_set_new(out, "stages", json_incref(sw));
 	json_object_set_new(out, "pmu", json_incref(pmu));
 	json_object_set_new(out, "profile", vl_profile_json(&prof));
@@ -512,7 +327,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": cannot write %s: %s\n", a.json, strerror(errno));
 		goto done;
 	}
-	rc = fail || !nat.whole || (!a.hardware && !sim.whole) ? FM_EXIT_MISSED : FM_EXIT_OK;
+	rc = fail || !nat.whole || (!a.hardware && !sim_whole) ? FM_EXIT_MISSED : FM_EXIT_OK;
 	goto done;
 fail:
 	fprintf(stderr, FM_PROG ": %s\n", err);
@@ -530,7 +345,8 @@ done:
 		free(pool[i]);
 	fm_prof_free(&prof.p);
 	vl_phase_free(&nat);
-	vl_phase_free(&sim);
+	for (int k = 0; k < VL_MAX_SIM_LEAVES; k++)
+		vl_phase_free(&sims[k]);
 	json_decref(sw);
 	json_decref(pmu);
 	json_decref(out);

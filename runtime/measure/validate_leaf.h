@@ -5,12 +5,15 @@
 #ifndef FL_VALIDATE_LEAF_H
 #define FL_VALIDATE_LEAF_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
 
+#include "cpumodel.h"
+#include "leafrun.h"
 #include "mix.h"
 #include "objects.h"
 #include "profile.h"
@@ -21,10 +24,11 @@
 struct vl_args {
 	int simulate, hardware, tls, profile, no_profile, quiet, objdump;
 	const char *cpu, *i1, *d1, *ll, *json, *targets, *keep;
-	const char *leaf_args, *driver_args, *sim_qps_text;
+	const char *leaf_args, *driver_args, *sim_qps_text, *sim_leaves_text;
 	const char *leaf_profile;         /* --profile FILE: given to both leaves */
 	double qps, sim_qps, warmup_s, window_s, timeout_s;
 	uint64_t perf_hz, seed, sim_requests;
+	uint64_t sim_leaves;              /* --sim-leaves N, 0 = auto */
 	const char *knobs[FM_MAX_KNOBS];  /* forwarded leaf flags (name, value or NULL) */
 	int nknobs;
 };
@@ -69,9 +73,59 @@ int vl_parse(int argc, char **argv, struct vl_args *a);
 void vl_say(const struct vl_args *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* validate_leaf_run.c */
+
+#define VL_POOL (16 * FM_LEAF_MAX_ARGS) /* strings the runs' argv own */
+#define VL_MAX_SIM_LEAVES 8             /* --sim-leaves at most */
+
+/* What one run (native or simulated) measured around its window. */
+struct vl_phase {
+	const char *tag;          /* "native", "sim", "sim2", ... (file name prefix) */
+	char tagbuf[16];          /* a simulated leaf's tag */
+	uint64_t seed;            /* a simulated leaf's --seed (leaf and driver) */
+	uint64_t requests;        /* a simulated leaf's share of --sim-requests */
+	json_t *step;             /* the window step's driver result */
+	json_t *before, *after;   /* leaf stats around the window */
+	int whole;                /* the window held only whole, successful requests */
+	char why[1024];           /* why not */
+	double wall_s;
+	char err[2048];           /* a failed run: why ("" when it ran) */
+};
+
+void vl_phase_free(struct vl_phase *p);
+
+/* {whole, why, wall_s, error, driver_step}. New reference. */
+json_t *vl_phase_json(const struct vl_phase *p);
+
+/* The flags every run gives the leaf (simulated: the keepalive stretched, --pmu off) and
+ * the driver; strings the argv needs are owned by pool. */
+void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char **pool,
+	int *npool, int simulated);
+
+/* valgrind callgrind's argv before the leaf's: geometry g, output DIR/TAG.cg. */
+void vl_wrap(const struct fm_geo *g, const char *dir, struct fm_leaf_cfg *c,
+	char **pool, int *npool);
+
+/* One run: start, warm-up step, leaf stats, window step, leaf stats, stop. 0, or -1 with
+ * ph->err. */
+int vl_run(const struct vl_args *a, const struct fm_leaf_cfg *c, double qps,
+	double warmup_s, double window_s, const char *dir, struct vl_phase *ph,
+	struct vl_prof *prof);
+
+/* The simulated window over n leaves (1..VL_MAX_SIM_LEAVES) side by side: leaf k (tag
+ * "sim", then "sim2", ...; --seed a->seed + k) holds its share of --sim-requests in a
+ * window of (share + 1/2) gaps at qps after warmup_s; leaves 2.. run in child processes
+ * (each writes DIR/TAG-phase.json), leaf 1 here; a stop signal (*stop) reaches them all.
+ * Fills ph[0..n-1]. 0 when every run ran (a window may still not be whole), or -1 with
+ * err. */
+int vl_sim_leaves(const struct vl_args *a, const struct fm_geo *g, const char *bindir,
+	const char *dir, double qps, double warmup_s, int n, const volatile sig_atomic_t *stop,
+	struct vl_phase *ph, char **pool, int *npool, char *err, size_t errlen);
+
 /* validate_leaf_sim.c */
 
-/* The rows of the simulated window from the callgrind dumps in dir. 0, or -1 with err. */
+/* The rows of the simulated window from the callgrind dumps of every simulated leaf in
+ * dir (DIR/sim*.cg.1-TT). 0, or -1 with err. */
 int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_args *a,
 	char *err, size_t errlen);
 

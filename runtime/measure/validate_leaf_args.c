@@ -1,5 +1,6 @@
 /* validate_leaf_args.c: the options of `validate` on the running leaf: their table, the
  * leaf knobs it forwards (and those it refuses), the help, and the parse. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,11 +28,17 @@ static const struct fl_cli_opt vl_opts[] = {
 		"simulated window: its length is (N + 1/2) / rate; the warm-up step there is the "
 		"longer of --warmup and 3 requests' gaps (the first requests pay valgrind's "
 		"translation of everything they run)"),
+	FL_OPT_STR("sim-leaves", sim_leaves_text, "N|auto", "auto", "simulated leaves run side "
+		"by side (1..8), each with its own mock and driver, under its own valgrind (one CPU "
+		"each), holding its share of --sim-requests (leaf k: --seed SEED+k-1); their "
+		"callgrind counts are summed; auto = 2 on a host with 2 or more online CPUs, else 1, "
+		"never more than --sim-requests. Each takes ~4 GB of memory on the default build"),
 	FL_OPT_REAL("warmup", warmup_s, 0, 86400, "S", "4", "warm-up step before the window "
 		"(seconds)"),
 	FL_OPT_REAL("window", window_s, 0.1, 86400, "S", "10", "the measured step (seconds)"),
 	FL_OPT_REAL("timeout-s", timeout_s, 1, 86400, "S", "60", "driver timeout, and the "
-		"leaf's --rpc-timeout-ms (seconds)"),
+		"leaf's --rpc-timeout-ms (seconds); the simulated leaves get 5x it, and --stale-ms "
+		"and --rpc-ping-ms stretched 50x (valgrind's clock)"),
 	FL_OPT_FLAG("tls", tls, "TLS between driver and leaf (frontload run --tls)",
 		.section = "the service"),
 	FL_OPT_STR("profile", leaf_profile, "FILE", NULL, "a leaf profile (calibrate --leaf "
@@ -120,7 +127,10 @@ static void vl_usage(FILE *fp)
 "             string correction of --harness, the executed instructions decoded in\n"
 "             process with Capstone) for the whole process, per object kind\n"
 "             (generated library, leaf, libc, libcrypto/libssl, libzstd, libevent,\n"
-"             OpenBLAS, protobuf-c, ...) and per pool (ranker, io, fanout, main)\n"
+"             OpenBLAS, protobuf-c, ...) and per pool (ranker, io, fanout, main);\n"
+"             valgrind runs one thread at a time, so the window's requests are spread\n"
+"             over --sim-leaves leaves side by side (each its own mock, leaf and driver)\n"
+"             and their counts summed\n"
 "  (--hardware: the native run only; default and --simulate: both)\n"
 "\n"
 "options (defaults in brackets):\n", fp);
@@ -143,8 +153,9 @@ static void vl_usage(FILE *fp)
 "chains): libc's memcpy and malloc stay \"other\".\n"
 "\n"
 "--json: config {qps, warmup_s, window_s, sim_qps, sim_warmup_s, sim_window_s, ...};\n"
-"  native and simulated {whole, why, wall_s, error, driver_step (the driver's step\n"
-"  object)}; stages {stages {<stage>: cpu_ns, share}, pools {ranker, io, fanout: cpu_ns},\n"
+"  native {whole, why, wall_s, error, driver_step (the driver's step object)};\n"
+"  simulated {whole, why, wall_s (the slowest leaf), sent (summed), leaves [{tag, seed,\n"
+"  requests (its share), whole, why, wall_s, error, driver_step}]}; stages {stages {<stage>: cpu_ns, share}, pools {ranker, io, fanout: cpu_ns},\n"
 "  process_cpu_ns, stage_cpu_ns}; pmu {ranker, io, fanout, total: instructions, cycles,\n"
 "  l1i_misses, branch_misses, ipc, l1i_mpki, branch_mpki, each a number or\n"
 "  \"unsupported: <why>\"}; profile {samples, kernel_samples, event, categories {<id>:\n"
@@ -172,6 +183,18 @@ int vl_parse(int argc, char **argv, struct vl_args *a)
 	if (strcmp(a->sim_qps_text, "auto") != 0 &&
 	    fm_parse_f64("sim-qps", a->sim_qps_text, 0.001, 1e6, &a->sim_qps) != 0)
 		return -1;
+	a->sim_leaves = 0;  /* auto */
+	if (strcmp(a->sim_leaves_text, "auto") != 0) {
+		double v;
+		if (fm_parse_f64("sim-leaves", a->sim_leaves_text, 1, VL_MAX_SIM_LEAVES, &v) != 0)
+			return -1;
+		if (v != floor(v)) {
+			fprintf(stderr, FM_PROG ": --sim-leaves %s: not a whole number\n",
+				a->sim_leaves_text);
+			return -1;
+		}
+		a->sim_leaves = (uint64_t)v;
+	}
 	if (a->simulate && a->hardware) {
 		fprintf(stderr, FM_PROG ": --simulate and --hardware exclude each other\n");
 		return -1;

@@ -86,8 +86,8 @@ static const char *vl_base(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Parse the window's per-thread dumps (DIR/sim.cg.1-TT), disassemble what ran, and fill
- * the rows. 0, or -1 with err. */
+/* Parse the window's per-thread dumps of every simulated leaf (DIR/sim*.cg.1-TT),
+ * disassemble what ran, and fill the rows. 0, or -1 with err. */
 int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_args *a,
 	char *err, size_t errlen)
 {
@@ -103,7 +103,7 @@ int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_args *a,
 	fl_cg_init(&all);
 	for (int p = 0; p < FM_POOL_N; p++)
 		fl_cg_init(&pc[p]);
-	snprintf(pat, sizeof pat, "%s/sim.cg.1-*", dir);
+	snprintf(pat, sizeof pat, "%s/sim*.cg.1-*", dir);
 	if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
 		snprintf(err, errlen, "no callgrind dump of the window (%.1000s)", pat);
 		return -1;

@@ -5,7 +5,7 @@
 # process's; every judged figure names its path; nothing unmeasured is a number; SIGTERM
 # stops the service it started.
 # fl-test: retries=1
-FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
+FL_WATCHDOG_S=${FL_WATCHDOG_S:-300}
 . "$FL_SRCDIR/tests/integration/common.inc"
 
 [ -z "${FL_SANITIZERS:-}" ] || skip "sanitizer build ($FL_SANITIZERS): the leaf under valgrind and a timed window"
@@ -14,6 +14,13 @@ command -v callgrind_control >/dev/null 2>&1 || skip "callgrind_control is not i
 command -v jq >/dev/null 2>&1 || skip "jq is not installed"
 M=$B/frontload-measure
 [ -x "$M" ] || fail "$M not built"
+
+# 0. A bad --sim-leaves is a usage error naming the flag, before anything starts.
+for v in 0 9 1.5 x; do
+	"$M" validate --sim-leaves "$v" >/dev/null 2>"$T/bad"
+	assert_eq "$?" 2 "validate --sim-leaves $v: exit status"
+	grep -q -- '--sim-leaves' "$T/bad" || fail "--sim-leaves $v: the error does not name the flag: $(head -n 1 "$T/bad")"
+done
 
 t0=$(date +%s)
 # Short windows: 4 s at 5 qps natively, 3 requests under callgrind at the rate validate
@@ -28,15 +35,25 @@ wall=$(($(date +%s) - t0))
 J="$T/v.json"
 q() { jq -r "$1" "$J"; }
 
-# 1. Both windows whole: every request sent in them answered OK.
-for w in native simulated; do
-	assert_eq "$(q ".$w.whole")" true "$w window whole ($(q ".$w.why"))"
-	sent=$(q ".$w.driver_step.sent")
+# 1. Both windows whole: every request sent in them answered OK. The simulated window is
+# spread over the simulated leaves (2 on a host with 2 CPUs: 2 + 1 requests), each whole.
+nsim=$(q '.simulated.leaves | length')
+cpus=$(getconf _NPROCESSORS_ONLN)
+[ "$cpus" -ge 2 ] && want=2 || want=1
+assert_eq "$nsim" "$want" "simulated leaves (auto, $cpus CPUs)"
+assert_eq "$(q '.config.sim_leaves')" "$nsim" "config.sim_leaves"
+assert_eq "$(q '[.simulated.leaves[].requests] | add')" 3 "--sim-requests shared out"
+assert_eq "$(q '[.simulated.leaves[].driver_step.sent] | add')" "$(q '.simulated.sent')" \
+	"simulated.sent = the leaves' sum"
+assert_eq "$(q '.simulated.whole')" true "simulated window whole ($(q '.simulated.why'))"
+for w in .native .simulated.leaves[0] .simulated.leaves[$((nsim - 1))]; do
+	assert_eq "$(q "$w.whole")" true "$w window whole ($(q "$w.why"))"
+	sent=$(q "$w.driver_step.sent")
 	assert_ge "$sent" 1 "$w: requests in the window"
-	assert_eq "$(q ".$w.driver_step.ok")" "$sent" "$w: OK replies = sent"
-	assert_eq "$(q ".$w.driver_step.completed")" "$sent" "$w: completed = sent"
-	assert_eq "$(q ".$w.driver_step.timeouts")" 0 "$w: timeouts"
-	assert_eq "$(q ".$w.driver_step.errors.total")" 0 "$w: errors"
+	assert_eq "$(q "$w.driver_step.ok")" "$sent" "$w: OK replies = sent"
+	assert_eq "$(q "$w.driver_step.completed")" "$sent" "$w: completed = sent"
+	assert_eq "$(q "$w.driver_step.timeouts")" 0 "$w: timeouts"
+	assert_eq "$(q "$w.driver_step.errors.total")" 0 "$w: errors"
 done
 
 # 2. Per-object and per-pool Ir add up to the process's; the generated library ran.
@@ -69,22 +86,33 @@ case $prof in 'unsupported: '* | 'samples '[1-9]*) ;; *) fail "profile: $prof" ;
 # 4. SIGTERM mid-window: validate stops the mock, leaf and driver it started (they lead
 # process groups of their own, so the signal reaches only validate), exits 143, and no
 # process of the run is left (the leaf and the driver carry the run's unique --seed).
+# Wait (at most n tenths of a second) for pattern in validate's stderr err, then SIGTERM
+# validate (PID vp): it exits 143 and leaves no process whose command line matches seeds.
+term_at() {
+	vp=$1 pattern=$2 err=$3 n=$4 seeds=$5 what=$6
+	i=0
+	until grep -q "$pattern" "$err" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -le "$n" ] || { kill -9 "$vp"; fail "validate never reached '$pattern': $(tail -n 3 "$err")"; }
+		sleep 0.1
+	done
+	kill -TERM "$vp"
+	wait "$vp"
+	trc=$?
+	assert_eq "$trc" 143 "validate's exit status after SIGTERM $what"
+	sleep 0.5
+	left=$(pgrep -f -- "$seeds" | tr '\n' ' ')
+	[ -z "$left" ] || { pkill -9 -f -- "$seeds"; fail "processes left after SIGTERM $what: $left"; }
+}
 "$M" validate --warmup 1 --window 60 --qps 5 --no-profile --seed 424242 \
 	--leaf-args "--active-copies 1" >"$T/out2" 2>"$T/err2" &
-vp=$!
-i=0
-until grep -q 'native run: measured window' "$T/err2" 2>/dev/null; do
-	i=$((i + 1))
-	[ "$i" -le 300 ] || { kill -9 "$vp"; fail "validate never reached its window: $(tail -n 3 "$T/err2")"; }
-	sleep 0.1
-done
-kill -TERM "$vp"
-wait "$vp"
-trc=$?
-assert_eq "$trc" 143 "validate's exit status after SIGTERM"
-sleep 0.5
-left=$(pgrep -f -- '--seed 424242' | tr '\n' ' ')
-[ -z "$left" ] || { pkill -9 -f -- '--seed 424242'; fail "processes left after SIGTERM: $left"; }
+term_at $! 'native run: measured window' "$T/err2" 300 '--seed 424242' "in the native window"
 grep -q 'interrupted by signal 15' "$T/err2" || fail "validate did not say it was interrupted: $(tail -n 2 "$T/err2")"
 
-echo "validate (leaf): native $(q '.native.driver_step.sent') + simulated $(q '.simulated.driver_step.sent') whole requests, process Ir $ir = objects = pools, L1i MPKI $(printf %.2f "$mpki"), profile $prof, PMU ${pmu%%:*}, exit $rc, ${wall} s"
+# 5. The same in the simulated run with 2 leaves: the second runs in a child process,
+# which stops its own mock, leaf and driver when validate passes the signal on.
+"$M" validate --warmup 1 --window 1 --qps 5 --no-profile --seed 525252 --sim-leaves 2 \
+	--sim-requests 2 --leaf-args "--active-copies 1" >"$T/out3" 2>"$T/err3" &
+term_at $! 'sim2 run: warm-up step' "$T/err3" 900 '--seed 52525[23]' "in the simulated run"
+
+echo "validate (leaf): native $(q '.native.driver_step.sent') + simulated $(q '.simulated.sent') whole requests on $nsim simulated leaves, process Ir $ir = objects = pools, L1i MPKI $(printf %.2f "$mpki"), profile $prof, PMU ${pmu%%:*}, exit $rc, ${wall} s"
