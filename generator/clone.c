@@ -87,24 +87,27 @@ static int write_copy(const struct fitted *f, struct obj_shard *obj, const struc
 	return -1;
 }
 
-/* Probe 0's assembly size per variant ([pattern][variant], bytes): the weight of a copy. */
-static size_t **probe_sizes(const struct gen *g, const char *dir)
+/* The weight of each job in [j0, j1): its variant's probe 0 assembly size (bytes, a stat). */
+static size_t *probe_weights(const char *dir, const struct job *jobs, size_t j0, size_t j1)
 {
-	size_t **sz = xcalloc((size_t)g->np, sizeof(*sz));
+	size_t *w = xmalloc((j1 - j0 + 1) * sizeof(*w));
 	struct buf path = {0};
+	const struct variant *last = NULL;
+	size_t sz = 0;
 
-	for (int p = 0; p < g->np; p++) {
-		sz[p] = xcalloc((size_t)g->ps[p]->variants, sizeof(**sz));
-		for (int v = 0; v < g->ps[p]->variants; v++) {
+	for (size_t i = j0; i < j1; i++) {
+		if (jobs[i].v != last) {
 			struct stat st;
-			probe_path(&path, dir, &g->vs[p][v], 0, "s");
+			last = jobs[i].v;
+			probe_path(&path, dir, last, 0, "s");
 			if (stat(path.p, &st) != 0)
 				fatal("cannot read probe assembly %s:", path.p);
-			sz[p][v] = (size_t)st.st_size;
+			sz = (size_t)st.st_size;
 		}
+		w[i - j0] = sz;
 	}
 	buf_free(&path);
-	return sz;
+	return w;
 }
 
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
@@ -116,19 +119,24 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 
 	for (int p = 0; p < g->np; p++)
 		nv += g->ps[p]->variants;
-	/* The shard split weighs a copy by the size of its variant's probe 0 (a stat, the same
-	 * in every part), so a part fits only the variants it clones: fitting all 699 in each
-	 * of 11 parts cost 1.7 CPU s per part at --copies=1000. */
-	size_t **vbytes = probe_sizes(g, probes_s_dir);
-	size_t *w = xmalloc(njobs * sizeof(*w));
-	for (size_t i = 0; i < njobs; i++)
-		w[i] = vbytes[jobs[i].v->p->index][jobs[i].v->index];
-	for (int p = 0; p < g->np; p++)
-		free(vbytes[p]);
-	free(vbytes);
-	size_t *start = balance(jobs, njobs, w, nshards);
+	/* A part is a run of copies fixed by count alone (configure lists the same run's probes
+	 * as the part's inputs), and its shards split that run by the size of each variant's
+	 * probe 0. So a part reads only its own variants' probes: an edit to one pattern
+	 * re-clones the parts holding its copies, not all of them, and a part fits only the
+	 * variants it clones (fitting all 699 in each of 11 parts cost 1.7 CPU s per part at
+	 * --copies=1000). */
+	size_t j0 = (size_t)((uint64_t)part * njobs / (uint64_t)parts);
+	size_t j1 = (size_t)((uint64_t)(part + 1) * njobs / (uint64_t)parts);
 	int s0 = (int)((int64_t)part * nshards / parts);
 	int s1 = (int)((int64_t)(part + 1) * nshards / parts);
+	size_t *w = probe_weights(probes_s_dir, jobs, j0, j1);
+	size_t *local = balance(jobs + j0, j1 - j0, w, s1 - s0);
+	free(w);
+	/* start[s] for s in [s0, s1]: shard s's first job, in the whole job list */
+	size_t *start = xcalloc((size_t)nshards + 1, sizeof(*start));
+	for (int s = s0; s <= s1; s++)
+		start[s] = j0 + local[s - s0];
+	free(local);
 
 	/* Fit the variants with a copy in this part. A variant's facts (fitted or not, its
 	 * slots, why not) are reported by the part holding its copy 0, so the manifest sums
@@ -352,7 +360,6 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	free(fb);
 	free(k);
 	free(vals);
-	free(w);
 	free(start);
 	free(jobs);
 	buf_free(&dir);

@@ -180,6 +180,25 @@ if [ -z "${FL_TEST_HARNESS_ONLY:-}" ]; then
 	else
 		fail "reconfigure with the same flags rebuilds nothing" "$(cd "$build" && ninja -n all | head -n 3)"
 	fi
+
+	# 6b. A clone part depends only on its own variants' probes: a newer probe of the last
+	# variant re-clones the last part alone (README, "Parts hold their own variants").
+	# The probe's time is put back afterwards, so the build stays clean.
+	last=$(ls "$build"/gen/probes/*_p0.s 2>/dev/null | tail -n 1)
+	nparts=$(ls "$build"/gen/clone_*.json 2>/dev/null | wc -l)
+	if [ -n "$last" ] && [ "$nparts" -ge 2 ]; then
+		touch -r "$last" "$tmp/probe.mtime"
+		touch "$last"
+		reclone=$(cd "$build" && ninja -n all | sed -n 's/.*CLONE part \([0-9]*\)$/\1/p' | tr '\n' ' ')
+		touch -r "$tmp/probe.mtime" "$last"
+		if [ "$reclone" = "$((nparts - 1)) " ]; then
+			pass "a newer probe of $(basename "$last" _p0.s) re-clones only part $((nparts - 1)) of $nparts"
+		else
+			fail "a newer probe re-clones only its part" "parts to re-clone: '${reclone}' of $nparts"
+		fi
+	elif [ "$(sed -n 's/^  "clone": "\(.*\)",$/\1/p' "$build/config.json")" != none ]; then
+		fail "a newer probe re-clones only its part" "expected probes and at least 2 clone parts in $build"
+	fi
 fi
 
 # 7. Leaf and mock servers on loopback: integration scenarios (tests/integration/).

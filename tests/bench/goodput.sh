@@ -14,6 +14,8 @@
 #              answered in time; a fixed ceiling such as 4x16 = 64 binds before the leaf's
 #              limit: requests then wait in the driver's backlog and reach the leaf late)
 #
+# LEAF_FLAGS (environment): extra frontload-leaf flags, for comparing admission settings
+# (for example LEAF_FLAGS="--max-queue-ms 1000"); printed in the header line.
 # One mock and one leaf with their defaults (the leaf's pools sized from the CPUs, inflight
 # limit 256), as frontload run starts them. The driver with its defaults (--depth auto), so
 # its in-flight ceiling never binds before the leaf's inflight limit does: the leaf, not
@@ -73,7 +75,7 @@ start() {
 
 start mock "$B/frontload-mock" --quiet
 start leaf "$B/frontload-leaf" --lib "$B/libfrontload-extract.so" \
-	--mock "127.0.0.1:$(cat "$T/mock.port")" --stats-file "$T/leaf.json" --quiet
+	--mock "127.0.0.1:$(cat "$T/mock.port")" --stats-file "$T/leaf.json" --quiet ${LEAF_FLAGS:-}
 LEAF_PID=$(echo "$PIDS" | awk '{ print $NF }')
 PORT=$(cat "$T/leaf.port")
 
@@ -120,7 +122,7 @@ row() {
 }
 
 echo "goodput.sh: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); windows of $WINDOW s;" \
-	"driver --deadline-ms $DEADLINE --timeout-s 3, $CONNS connections x depth $DEPTH; capacity probe (closed loop): $C0 OK/s"
+	"leaf flags: ${LEAF_FLAGS:-defaults}; driver --deadline-ms $DEADLINE --timeout-s 3, $CONNS connections x depth $DEPTH; capacity probe (closed loop): $C0 OK/s"
 printf "%-6s %9s %9s %6s %10s %9s %8s %6s %9s %8s %8s\n" offer qps ok_per_s ratio \
 	overloaded deadline timeouts errors p95_ms skipped q_shed
 # held: the last step's goodput >= 95% of $1 qps with nothing lost.
