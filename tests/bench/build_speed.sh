@@ -80,7 +80,7 @@ for mode in $(echo "$modes" | tr ',' ' '); do
 	echo "  functions $(jq_ "$m" "m['verify']['functions']"), unique $(jq_ "$m" "m['verify']['unique']"), text $(jq_ "$m" "m['verify']['text_bytes']//1000000") MB, $(jq_ "$m" "m['verify']['text_bytes']//m['verify']['functions']") B/function"
 	# the head and, past 1,000 copies (configure --lib-parts), its parts
 	so=$(stat -c %s "$b"/libfrontload-extract.so "$b"/libfrontload-extract-[0-9]*.so 2>/dev/null |
-		awk '{ s += $1 } END { print s }')
+		awk '{ s += $1 } END { printf "%.0f\n", s }')
 	echo "  library files $((so / 1000000)) MB, $((so / nfn)) B/function"
 	echo "  leaf ready: $(leaf_ready "$b") ms after exec"
 done
