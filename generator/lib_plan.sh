@@ -12,8 +12,9 @@
 # objects exist, into N contiguous runs of about equal file size (bytes; each object goes
 # to the run its middle byte falls in), the order kept:
 # the joined registry (templates/lib_join.c) then has the order one object would have.
-# A list is rewritten only when its text changes (the edge is restat), so an edit that
-# moves no boundary relinks only the parts whose objects changed.
+# A list is rewritten only when its text changes (the edge is restat). Every part's link
+# still lists every object as an input (which it links is the list's business), so a
+# changed object relinks all parts.
 # Errors: a bad N, an unreadable list or object: a message on stderr, exit 1.
 set -eu
 n=${1:?usage: lib_plan.sh N PREFIX LIST}
