@@ -28,6 +28,7 @@ struct model {
 	uint64_t rng;
 	enum force force[FL_SEARCH_MAX_PROBES];
 	enum force final_force;
+	double final_fail_above;  /* > 0: a final window above this rate misses the SLA */
 	int calls;
 };
 
@@ -47,6 +48,8 @@ static struct fl_search_obs model_measure(struct model *m, const struct fl_searc
 
 	if (st->phase == FL_PHASE_FINAL && m->final_force != F_NONE)
 		f = m->final_force;
+	if (st->phase == FL_PHASE_FINAL && m->final_fail_above > 0 && q > m->final_fail_above)
+		f = F_FAIL;
 	o.requested_qps = q;
 	o.offered_qps = q;
 	o.achieved_qps = q < m->capacity ? q : m->capacity;
@@ -603,12 +606,65 @@ static void test_first_probe_reprobed(void **state)
 	assert_true(fabs(s.capacity_qps - 3 * 1.1) < 1e-6);
 	assert_int_equal(s.probes[2].step.phase, FL_PHASE_BRACKET);
 
-	/* A warm probe with enough requests that saturates is believed at once. */
+	/* A later probe that saturates once (a hiccup of the host) is measured again too,
+	 * and the probes go on from there. */
 	m = model_make(137, 7);
-	m.force[2] = F_STARVED;  /* the probe at 64 qps: 128 requests due */
+	m.force[2] = F_STARVED;  /* the probe at 64 qps */
 	run_search(&s, &c, &m);
-	assert_false(s.reprobed);
-	assert_true(fabs(s.capacity_qps - 0.2 * 64) < 1e-6);
+	assert_true(s.reprobed);
+	assert_true(s.probes[3].step.qps == 64 && s.probes[3].step.duration_s == 8);
+	assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
+	assert_true(s.converged);
+}
+
+/* The knee at saturation: short steps meet the SLA up to the capacity (134 qps; their
+ * p95 would reach it only at 150), but a 300 s window above 131 qps builds the queue a
+ * short step does not see and misses. The search
+ * learns saturation from a step that could not keep up, runs no final window above
+ * 134 / 1.05, and converges with its first final window, in few steps. */
+static void test_saturation_caps_final(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	fl_search_config_default(&c);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct model m = model_make(150, seed);
+		m.capacity = 134;
+		m.final_fail_above = 131;
+		run_search(&s, &c, &m);
+		assert_consistent(&s);
+		assert_true(s.converged);
+		assert_int_equal(s.finals, 1);
+		assert_true(s.saturation_qps == 134);
+		assert_true(s.sla_bound_qps <= fl_search_cap(&s));
+		assert_true(s.sla_bound_qps >= 134 / 1.05 / 1.05);
+		assert_true(s.judged_steps <= 8);
+		assert_non_null(strstr(s.reason, "saturated at 134.0 qps"));
+		/* No step beyond the probes' capacity by more than one bracket step. */
+		for (unsigned i = 0; i < s.nprobes; i++)
+			assert_true(s.probes[i].step.phase == FL_PHASE_PROBE ||
+				s.probes[i].step.qps <= 134 * 1.1 + 1e-9);
+	}
+	/* Without saturation evidence the cap is not set. */
+	fl_search_init(&s, &c);
+	assert_true(isinf(fl_search_cap(&s)));
+
+	/* --saturation-margin 0: S is still recorded, but nothing is capped, so a final
+	 * window runs above 131 qps, misses, and the search steps down from it. */
+	c.sat_margin = 0;
+	struct model m = model_make(150, 1);
+	m.capacity = 134;
+	m.final_fail_above = 131;
+	run_search(&s, &c, &m);
+	assert_consistent(&s);
+	assert_true(s.saturation_qps == 134);
+	assert_true(isinf(fl_search_cap(&s)));
+	assert_true(s.probes[s.nprobes - 1].step.qps <= 131 || !s.converged);
+	int final_missed = 0;
+	for (unsigned i = 0; i < s.nprobes; i++)
+		final_missed |= s.probes[i].step.phase == FL_PHASE_FINAL && s.probes[i].miss;
+	assert_true(final_missed);
 }
 
 /* The order-statistics interval (quantile_ci.h), step sizing and the in-flight ceiling. */
@@ -660,8 +716,11 @@ static void test_api(void **state)
 	assert_int_equal(fl_search_next(&s, &a), 1);
 	assert_true(a.qps == 16 && a.phase == FL_PHASE_PROBE);
 	o.requested_qps = o.offered_qps = 16;
-	o.achieved_qps = 10;  /* saturated: capacity 10 */
+	o.achieved_qps = 10;  /* saturated: measured again, 4x longer */
 	fl_search_record(&s, &o, NULL, 0);
+	assert_int_equal(fl_search_next(&s, &a), 1);
+	assert_true(a.qps == 16 && a.phase == FL_PHASE_PROBE && a.duration_s == 4 * c.probe_s);
+	fl_search_record(&s, &o, NULL, 0);  /* saturated again: capacity 10 */
 	assert_true(s.capacity_qps == 10 && s.capacity_saturated);
 	assert_int_equal(fl_search_next(&s, &a), 1);
 	assert_true(a.phase == FL_PHASE_BRACKET && fabs(a.qps - 8) < 1e-9);
@@ -710,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_achieved_edge_slack),
 		cmocka_unit_test(test_first_probe_reprobed),
+		cmocka_unit_test(test_saturation_caps_final),
 		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),
 	};

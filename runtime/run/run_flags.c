@@ -37,6 +37,10 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_REAL("tolerance", cfg.search.tolerance, 0.1, 1000, "PCT", "5", "bisection stops "
 		"when (fail - pass) / pass <= PCT percent: the reported rate lies at most this far "
 		"below the knee the steps saw, so runs can agree no closer", .div = 100),
+	FL_OPT_REAL("saturation-margin", cfg.search.sat_margin, 0, 100, "PCT", "5", "once a "
+		"step could not keep up (saturation S, its reply rate), no step or final window "
+		"runs above S / (1 + PCT percent): just below saturation a short step passes rates "
+		"a 300 s window does not hold; 0 turns the cap off", .div = 100, .alt = "0"),
 	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, 64, "N", "16", "judged search steps "
 		"in all (bracket, bisect, re-measure, and repeats of unsure or driver-limited "
 		"steps); capacity probes and final windows are extra", .alt = "14"),
@@ -65,7 +69,7 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_FLAG("quick", cfg.quick, "the whole job in one to three minutes (60 to 190 s "
 		"measured on a 2-core machine), for smoke tests and CI: 1 s warm-up, 1.5 s "
 		"probes, 4..12 s steps sized for a p95 interval of +- 2 points, 14 steps, 15 s "
-		"final windows, 3 at most (flags given explicitly still win)"),
+		"final windows, 3 at most, no saturation cap (flags given explicitly still win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
@@ -216,8 +220,10 @@ void run_usage(FILE *f)
 "    figures are its drivers' merged: latency_hist_ns, the pooled histogram (ns, the\n"
 "    driver's form: sub_bits, count, min, max, sum, buckets [[index, count], ...]), and\n"
 "    drivers[] each driver's own figures with its seed and latency_hist_ns), search\n"
-"    (capacity_qps, capacity_saturated, capacity_reprobed, lo_qps, hi_qps,\n"
-"    judged_steps, final_windows; rates per instance),\n"
+"    (capacity_qps, capacity_saturated, capacity_reprobed, saturation_qps (the\n"
+"    highest reply rate of a judged step that fell short of its offered rate, null\n"
+"    while none did), final_cap_qps (saturation_qps / (1 + tolerance): no final\n"
+"    window above it), lo_qps, hi_qps, judged_steps, final_windows; per instance),\n"
 "    config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
 "    model and counts, kernel), clocks {reference, bound_ms, within_bound (false:\n"
 "    a host's clock is surely more than --clock-bound-ms off), hosts[] (each remote\n"

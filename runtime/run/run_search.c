@@ -13,7 +13,6 @@
 #define SEARCH_START_FRAC 0.8   /* the bracket starts at this x capacity */
 #define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
 #define SEARCH_REPROBE_X 4.0    /* a saturated probe is repeated this x longer, once */
-#define SEARCH_REPROBE_MIN 32.0 /* ...when it was the first, or had fewer requests due */
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -46,6 +45,7 @@ void fl_search_config_default(struct fl_search_config *c)
 	c->growth = 4;
 	c->sla_p95_ms = 700;
 	c->tolerance = 0.05;
+	c->sat_margin = 0.05;
 	c->max_steps = 16;
 	c->max_finals = 2;
 	c->min_achieved = 0.95;
@@ -72,6 +72,8 @@ int fl_search_config_check(const struct fl_search_config *c, char *err, size_t e
 		bad = "SLA must be > 0 ms";
 	else if (!(c->tolerance > 0) || !(c->tolerance < 10))
 		bad = "tolerance must be in (0, 10)";
+	else if (!(c->sat_margin >= 0) || !(c->sat_margin < 10))
+		bad = "saturation margin must be in [0, 10)";
 	else if (c->max_steps < 1 || c->max_steps > 64)
 		bad = "max steps must be in 1..64";
 	else if (c->max_finals < 1 || c->max_finals > 8)
@@ -252,6 +254,33 @@ static void search_finish(struct fl_search *s, int converged, const char *fmt, .
 	va_end(ap);
 }
 
+double fl_search_cap(const struct fl_search *s)
+{
+	if (!(s->saturation_qps > 0) || !(s->cfg.sat_margin > 0))
+		return INFINITY;
+	double cap = s->saturation_qps / (1 + s->cfg.sat_margin);
+	double r = floor(cap * 10) / 10;
+	return r > 0 ? r : cap;
+}
+
+/* Apply what saturation says (run_search.h): hi at most S, lo at most the cap. */
+static void search_clamp_to_saturation(struct fl_search *s)
+{
+	double cap = fl_search_cap(s);
+	if (!isfinite(cap))
+		return;  /* S unknown, or the cap is off */
+	if (s->lo > cap)
+		s->lo = search_clean_pass_below(s, nextafter(cap, INFINITY));
+	if (s->hi == 0 || s->hi > s->saturation_qps)
+		s->hi = s->saturation_qps;
+}
+
+/* hi stands for saturation, not for a rate that missed the SLA. */
+static int search_hi_is_saturation(const struct fl_search *s)
+{
+	return isfinite(fl_search_cap(s)) && s->hi == s->saturation_qps;
+}
+
 /* The geometric midpoint of lo and hi, rounded to 0.1 qps when that keeps it inside. */
 static double search_mid(double lo, double hi)
 {
@@ -300,10 +329,15 @@ static void search_decide_bracketed(struct fl_search *s, unsigned budget)
 	double gap = (s->hi - s->lo) / s->lo;
 	int confirmed = search_confirmed(s, s->lo);
 	double mid = search_mid(s->lo, s->hi);
+	double cap = fl_search_cap(s);
+	int sat = search_hi_is_saturation(s);
+	/* A lo at the cap is as close to S as a final candidate may be. */
+	int within = gap <= c->tolerance || (sat && s->lo >= cap);
 
+	if (mid > cap && cap > s->lo)
+		mid = cap;
 	/* One step stays in reserve for the re-measure unless lo is already confirmed. */
-	if (gap > c->tolerance && budget >= (confirmed ? 1u : 2u) && mid > s->lo &&
-	    mid < s->hi) {
+	if (!within && budget >= (confirmed ? 1u : 2u) && mid > s->lo && mid < s->hi) {
 		search_set(s, mid, FL_PHASE_BISECT);
 		return;
 	}
@@ -311,12 +345,17 @@ static void search_decide_bracketed(struct fl_search *s, unsigned budget)
 		search_set(s, s->lo, FL_PHASE_REMEASURE);
 		return;
 	}
-	if (confirmed && gap <= c->tolerance) {
+	if (confirmed && within && sat) {
+		snprintf(note, sizeof note, "%g qps met the SLA twice; the leaf saturated at %.1f "
+			"qps, and no rate above %g qps (saturation / %g, --saturation-margin) "
+			"runs a final window", s->lo, s->saturation_qps, cap, 1 + c->sat_margin);
+		search_to_final(s, 1, note);
+	} else if (confirmed && within) {
 		snprintf(note, sizeof note, "%g qps met the SLA twice, %g qps missed it: %.1f%% "
 			"apart, within the %g%% tolerance", s->lo, s->hi, gap * 100,
 			c->tolerance * 100);
 		search_to_final(s, 1, note);
-	} else if (gap > c->tolerance) {
+	} else if (!within) {
 		snprintf(note, sizeof note, "step budget (%u steps) ran out: the knee lies "
 			"between %g and %g qps (%.1f%% apart, tolerance %g%%)%s", c->max_steps, s->lo,
 			s->hi, gap * 100, c->tolerance * 100, confirmed ? "" : "; the lower rate "
@@ -339,6 +378,7 @@ static void search_decide(struct fl_search *s)
 
 	if (s->state == FL_SEARCH_DONE)
 		return;
+	search_clamp_to_saturation(s);
 	if (s->lo == 0 && s->hi > 0) {
 		/* Nothing passed yet: down, faster each time, while the budget lasts. */
 		unsigned downs = 0;
@@ -378,7 +418,13 @@ static void search_decide(struct fl_search *s)
 			unsigned ups = 0;
 			for (unsigned i = 0; i < s->nprobes; i++)
 				ups += s->probes[i].step.phase == FL_PHASE_BRACKET && s->probes[i].pass;
-			search_set(s, s->lo * (ups >= 2 ? step * step : step), FL_PHASE_BRACKET);
+			double q = s->lo * (ups >= 2 ? step * step : step);
+			/* Not far past what the probes saw answered: a step deep in overload
+			 * spends its 20 s on timeouts and reads a low reply rate. */
+			double ceil_q = step * s->capacity_qps;
+			if (s->capacity_saturated && s->lo < ceil_q && q > ceil_q)
+				q = ceil_q;
+			search_set(s, q, FL_PHASE_BRACKET);
 		}
 		return;
 	}
@@ -413,8 +459,7 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 	double ach = isfinite(o->achieved_qps) ? o->achieved_qps : 0;
 
 	s->cap_probes++;
-	if (ach < SEARCH_SATURATED * ref && !s->reprobed &&
-	    (s->cap_probes == 1 || ref * s->next.duration_s < SEARCH_REPROBE_MIN)) {
+	if (ach < SEARCH_SATURATED * ref && !s->reprobed) {
 		/* The first probe meets a cold leaf (page faults in the library, cold
 		 * caches), and a short one loses its last p95 of replies to the window's
 		 * edge: before the capacity rests on it, measure the rate again, longer. */
@@ -493,6 +538,12 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 		snprintf(why, whylen, "%s", buf);
 	if (st.phase != FL_PHASE_PROBE && st.phase != FL_PHASE_FINAL)
 		s->judged_steps++;
+	if (st.phase != FL_PHASE_PROBE && v != FL_VERDICT_UNJUDGED && o->requests > 0) {
+		double ref = o->offered_qps > 0 ? o->offered_qps : o->requested_qps;
+		if (isfinite(o->achieved_qps) && o->achieved_qps > s->saturation_qps &&
+		    o->achieved_qps < ref - fl_search_achieved_slack(c, o))
+			s->saturation_qps = o->achieved_qps;
+	}
 
 	if (st.phase == FL_PHASE_PROBE) {
 		search_record_probe(s, o);

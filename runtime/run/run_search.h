@@ -10,13 +10,27 @@
  *             time, with the driver's in-flight ceiling held at probe_inflight, so the
  *             leaf sees a bounded (closed-loop-like) concurrency. The first probe whose
  *             replies fall below 85% of the offered rate saturated the leaf: its reply
- *             rate is the capacity C. A probe that saturates when it is the first (a cold
- *             leaf) or had fewer than 32 requests due (its last p95 of replies fall past
- *             the window's edge) is first run again, 4x longer, once. No probe is judged
- *             against the SLA.
+ *             rate is the capacity C. The first probe that saturates is run again, 4x
+ *             longer, once, before C rests on it: the leaf may still be faulting in its
+ *             library, and 2 s lose the last p95 of replies to the window's edge (one
+ *             2 s probe read 114.5 qps of a leaf whose 15 s steps then answered 135).
+ *             No probe is judged against the SLA.
  *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance; step^2 after two passes) while
- *             a step passes, down by it (faster each time) while one fails, so no step is
- *             pushed far past the knee.
+ *             a step passes, but not past step x C while the bracket is below it; down by
+ *             it (faster each time) while one fails, so no step is pushed far past the
+ *             knee.
+ *   saturation S = the highest reply rate of a judged step the leaf could not keep up
+ *             with (its achieved test failed). No rate at or above S holds a steady
+ *             window (the queue grows without bound at utilisation >= 1), and within the
+ *             tolerance below S a queue's relaxation time (growing as 1/(1 - rho)^2)
+ *             outlasts a short step: measured here, 132.6 qps passed two 15 s steps at
+ *             p95 412 and 387 ms with S = 133.7, then missed its 300 s final window at
+ *             p95 749 ms. So once S is known, hi is at most S, lo is a rate at or below
+ *             the cap S / (1 + sat_margin) (rounded down to 0.1 qps; a pass above it is
+ *             kept in the log but is no candidate), bisection never steps above the cap,
+ *             and a lo at the cap that passed twice brackets the knee. sat_margin 0 (the
+ *             --quick default: its 15 s final window is as short as its steps) turns
+ *             the cap off; S is still recorded.
  *   bisect    the geometric midpoint of the highest pass (lo) and the lowest fail (hi)
  *             until (hi - lo) / lo <= tolerance; one step stays in reserve for the
  *             re-measure.
@@ -88,6 +102,8 @@ struct fl_search_config {
 	double growth;          /* capacity-probe multiplier, > 1 */
 	double sla_p95_ms;      /* p95 end-to-end latency bound (ms) */
 	double tolerance;       /* bisection stops when (hi - lo) / lo <= this (0.05 = 5%) */
+	double sat_margin;      /* once a step saturated at S, no step or final window above
+	                           S / (1 + this); 0: no cap (0.05 = 5%) */
 	unsigned max_steps;     /* judged steps (bracket, bisect, remeasure, repeats), 1..64 */
 	unsigned max_finals;    /* final windows at most, 1..8 */
 	double min_achieved;    /* pass needs achieved >= this x offered (0.95) */
@@ -101,7 +117,8 @@ struct fl_search_config {
 	unsigned probe_inflight; /* driver in-flight ceiling in probes, and the least one */
 };
 
-/* start 4, max 100000, growth 4, SLA 700 ms, tolerance 5%, 16 steps, 2 finals, 95%, 1%,
+/* start 4, max 100000, growth 4, SLA 700 ms, tolerance 5%, saturation margin 5%, 16
+ * steps, 2 finals, 95%, 1%,
  * probes 2 s, steps 15..60 s, final 300 s, +- 1 point, 64 in flight. */
 void fl_search_config_default(struct fl_search_config *c);
 
@@ -159,6 +176,8 @@ struct fl_search {
 	struct fl_search_config cfg;
 	enum fl_search_state state;
 	double capacity_qps;        /* from the probes; 0 while unknown */
+	double saturation_qps;      /* S: highest reply rate of a judged step that fell short
+	                               of its offered rate; 0 while none did */
 	int capacity_saturated;     /* a probe saturated the leaf (else capacity >= it) */
 	double lo;                  /* highest rate believed to pass; 0: none */
 	double hi;                  /* lowest rate that missed; 0: none */
@@ -195,6 +214,10 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 /* End the search now (interrupted or a failure): not converged, lower bound = the highest
  * clean pass, reason = why. */
 void fl_search_abort(struct fl_search *s, const char *why);
+
+/* The highest rate the search runs a final window at: S / (1 + sat_margin) rounded down
+ * to 0.1 qps, or INFINITY while S is unknown or sat_margin is 0. */
+double fl_search_cap(const struct fl_search *s);
 
 /* Upper bound on the steps still to come, final windows included (for an ETA). */
 unsigned fl_search_remaining(const struct fl_search *s);
