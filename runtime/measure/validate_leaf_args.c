@@ -37,7 +37,8 @@ static const struct fl_cli_opt vl_opts[] = {
 		"(seconds)"),
 	FL_OPT_REAL("window", window_s, 0.1, 86400, "S", "10", "the measured step (seconds)"),
 	FL_OPT_REAL("timeout-s", timeout_s, 1, 86400, "S", "60", "driver timeout, and the "
-		"leaf's --rpc-timeout-ms (seconds); the simulated leaves get 5x it, and --stale-ms "
+		"leaf's --rpc-timeout-ms (seconds; the leaf's at most 3600); the simulated leaves get "
+		"5x it (the leaf's still at most 3600), and --stale-ms "
 		"and --rpc-ping-ms stretched 50x (valgrind's clock)"),
 	FL_OPT_FLAG("tls", tls, "TLS between driver and leaf (frontload run --tls)",
 		.section = "the service"),

@@ -33,6 +33,7 @@
  * simulated request of the default build take ~200x its native CPU, and requests that
  * arrive while one runs wait for it. */
 #define VL_SIM_TIMEOUT_X 5.0
+#define VL_RPC_TIMEOUT_MAX_MS 3600000.0 /* frontload-leaf --rpc-timeout-ms's upper bound */
 
 /* A copy of n bytes of s owned by pool ("" when the pool is full or memory ran out). */
 static const char *vl_dup(const char *s, size_t n, char **pool, int *npool)
@@ -116,8 +117,9 @@ void vl_leaf_flags(const struct vl_args *a, struct fm_leaf_cfg *c, char **pool,
 {
 	int n = 0;
 	char buf[64];
-	/* A fanout call must not time out because the simulated leaf is slow to read it. */
-	snprintf(buf, sizeof buf, "%.0f", c->timeout_s * 1000);
+	/* A fanout call must not time out because the simulated leaf is slow to read it;
+	 * the leaf takes at most an hour (--timeout-s 900 stretched 5x would be refused). */
+	snprintf(buf, sizeof buf, "%.0f", fmin(c->timeout_s * 1000, VL_RPC_TIMEOUT_MAX_MS));
 	c->leaf_args[n++] = "--rpc-timeout-ms";
 	c->leaf_args[n++] = vl_dup(buf, strlen(buf), pool, npool);
 	if (a->leaf_profile) {  /* the leaf puts its flags first, whatever their place here */

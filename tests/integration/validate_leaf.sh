@@ -110,9 +110,12 @@ term_at $! 'native run: measured window' "$T/err2" 300 '--seed 424242' "in the n
 grep -q 'interrupted by signal 15' "$T/err2" || fail "validate did not say it was interrupted: $(tail -n 2 "$T/err2")"
 
 # 5. The same in the simulated run with 2 leaves: the second runs in a child process,
-# which stops its own mock, leaf and driver when validate passes the signal on.
+# which stops its own mock, leaf and driver when validate passes the signal on. Its
+# --timeout-s 900 stretches to 4,500 s for the simulated leaves, past the leaf's
+# --rpc-timeout-ms bound of an hour: validate gives the leaf the bound (before, the leaf
+# refused the flag and no simulated run started).
 "$M" validate --warmup 1 --window 1 --qps 5 --no-profile --seed 525252 --sim-leaves 2 \
-	--sim-requests 2 --leaf-args "--active-copies 1" >"$T/out3" 2>"$T/err3" &
+	--sim-requests 2 --timeout-s 900 --leaf-args "--active-copies 1" >"$T/out3" 2>"$T/err3" &
 term_at $! 'sim2 run: warm-up step' "$T/err3" 900 '--seed 52525[23]' "in the simulated run"
 
 echo "validate (leaf): native $(q '.native.driver_step.sent') + simulated $(q '.simulated.sent') whole requests on $nsim simulated leaves, process Ir $ir = objects = pools, L1i MPKI $(printf %.2f "$mpki"), profile $prof, PMU ${pmu%%:*}, exit $rc, ${wall} s"
