@@ -417,8 +417,7 @@ static json_t *search_json(const struct fl_search *s)
 	json_object_set_new(j, "capacity_saturated", json_boolean(s->capacity_saturated));
 	json_object_set_new(j, "capacity_reprobed", json_boolean(s->reprobed));
 	json_object_set_new(j, "saturation_qps", jrate(s->saturation_qps));
-	json_object_set_new(j, "final_cap_qps", s->saturation_qps > 0 ?
-		jreal(fl_search_cap(s)) : json_null());
+	json_object_set_new(j, "final_cap_qps", jreal(fl_search_cap(s)));  /* INFINITY: null */
 	json_object_set_new(j, "lo_qps", jrate(s->lo));
 	json_object_set_new(j, "hi_qps", jrate(s->hi));
 	json_object_set_new(j, "final_qps", jrate(s->final_qps));
