@@ -244,6 +244,74 @@ static void parse_step(struct fl_run_obs *o, int empty)
 	assert_int_equal(fl_result_parse_obs(empty ? none : full, o, err, sizeof err), 0);
 }
 
+/* A step line of a 4 s window after 1 s of warm-up, p95 650 ms with the order-statistics
+ * interval 640..660, and the per-second trace ps[0..4] (second 0 is warm-up, second 5
+ * the drain after the window). */
+static void parse_traced(struct fl_run_obs *o, const double *ps, unsigned ok)
+{
+	char line[2048], trace[1024] = "";
+	char err[256];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 6; i++)
+		n += (size_t)snprintf(trace + n, sizeof trace - n, "%s{\"second\": %u, \"ok\": %u, "
+			"\"p95_ms\": %g}", i ? ", " : "", i, ok, i < 5 ? ps[i] : 5000.0);
+	snprintf(line, sizeof line, "{\"requested_qps\": 200, \"achieved_qps\": 199, "
+		"\"warmup_s\": 1, \"window_s\": 4, \"sent\": 800, \"ok\": 796, "
+		"\"latency_ms\": {\"count\": 796, \"p95\": 650}, \"p95_interval_ms\": {\"lo\": 640, "
+		"\"hi\": 660}, \"errors\": {\"total\": 0}, \"trace\": [%s]}", trace);
+	assert_int_equal(fl_result_parse_obs(line, o, err, sizeof err), 0);
+}
+
+/* The step of one instance o, aggregated with or without --batch-means. */
+static void aggregate_one(struct fl_run_step *st, struct fl_run_obs *o, int batch_means)
+{
+	memset(st, 0, sizeof *st);
+	st->number = 1;
+	st->phase = FL_PHASE_BISECT;
+	st->ninst = 1;
+	st->inst = o;
+	fl_result_step_aggregate(st, batch_means);
+}
+
+/* Batch means: a window whose seconds' p95 climb (300, 500, 700, 900 ms: a queue building
+ * up) gets a half-width of 410.8 ms, and with --batch-means an interval that holds the
+ * 700 ms SLA, so the step is unsure, not a pass; without it the order-statistics interval
+ * is judged. Steady seconds leave the interval as it was; too few replies a second, no
+ * batch interval. The warm-up second and the drain after the window are not batches. */
+static void test_p95_batch_means(void **state)
+{
+	(void)state;
+	struct fl_run_obs o;
+	struct fl_run_step st;
+	const double rising[5] = { 9000, 300, 500, 700, 900 };
+	const double steady[5] = { 9000, 648, 652, 650, 651 };
+
+	parse_traced(&o, rising, 200);
+	assert_int_equal(o.p95_batches, 4);
+	/* sd of 300..900 step 200 = 258.2; t(3) 3.182 x 258.2 / 2 = 410.8 */
+	assert_true(fabs(o.p95_batch_half_ms - 410.8) < 0.5);
+	assert_true(o.p95_lo_ms == 640 && o.p95_hi_ms == 660);
+	aggregate_one(&st, &o, 1);
+	assert_true(st.sum.p95_lo_ms < 700 - 400 && st.sum.p95_hi_ms > 650 + 400);
+	aggregate_one(&st, &o, 0);
+	assert_true(st.sum.p95_lo_ms == 640 && st.sum.p95_hi_ms == 660);
+	fl_result_obs_free(&o);
+
+	parse_traced(&o, steady, 200);
+	assert_int_equal(o.p95_batches, 4);
+	assert_true(o.p95_batch_half_ms < 5);
+	aggregate_one(&st, &o, 1);
+	assert_true(st.sum.p95_lo_ms == 640 && st.sum.p95_hi_ms == 660);
+	fl_result_obs_free(&o);
+
+	parse_traced(&o, rising, 10);
+	assert_true(o.p95_batch_half_ms < 0);
+	aggregate_one(&st, &o, 1);
+	assert_true(st.sum.p95_lo_ms == 640 && st.sum.p95_hi_ms == 660);
+	fl_result_obs_free(&o);
+}
+
 /* 5. Item 1: a search whose final window failed: converged false, sla_bound_qps null,
  * lower_bound_qps set (times instances), the final window's verdict and interval; the
  * steps carry their verdict and p95 interval, in steps.csv too. */
@@ -270,7 +338,7 @@ static void test_result_not_converged(void **state)
 		steps[i].ninst = 1;
 		steps[i].inst = &obs[i];
 		steps[i].inflight = 140;
-		fl_result_step_aggregate(&steps[i]);
+		fl_result_step_aggregate(&steps[i], 0);
 		steps[i].verdict = fl_search_judge(&r.cfg.search, &steps[i].sum, steps[i].why,
 			sizeof steps[i].why);
 		steps[i].pass = steps[i].verdict == FL_VERDICT_PASS;
@@ -333,7 +401,7 @@ static void test_result_not_converged(void **state)
 	/* A final window cut before it measured anything: no rate (null, empty), not 0. */
 	obs[1].window_s = 0;
 	obs[1].interrupted = 1;
-	fl_result_step_aggregate(&steps[1]);
+	fl_result_step_aggregate(&steps[1], 0);
 	assert_false(steps[1].complete);
 	j = write_run(&r, csv, sizeof csv);
 	assert_true(json_is_false(json_object_get(j, "final_complete")));
@@ -538,7 +606,7 @@ static void test_drivers_merge(void **state)
 	st.phase = FL_PHASE_FIXED;
 	st.ninst = 1;
 	st.inst = &o;
-	fl_result_step_aggregate(&st);
+	fl_result_step_aggregate(&st, 0);
 	assert_true(st.sum.p95_ms == o.lat.p95);
 	assert_true(st.sum.p95_lo_ms == o.p95_lo_ms && st.sum.p95_hi_ms == o.p95_hi_ms);
 	assert_int_equal(st.sum.latencies, 4000);
@@ -661,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_clock),
 		cmocka_unit_test(test_pmu_delta_odd),
 		cmocka_unit_test(test_result_not_converged),
+		cmocka_unit_test(test_p95_batch_means),
 		cmocka_unit_test(test_stage_share_null),
 		cmocka_unit_test(test_remote_clocks),
 		cmocka_unit_test(test_drivers_merge),

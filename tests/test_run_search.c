@@ -156,6 +156,9 @@ static void test_converges_default(void **state)
 			if (p->step.phase != FL_PHASE_PROBE)
 				assert_true(p->step.qps <= 1.25 * s.capacity_qps);
 			passes += p->step.qps == s.sla_bound_qps && p->pass;
+			/* Bracket rates (C x step^k) rounded to 0.1 qps, their printed precision. */
+			if (p->step.phase == FL_PHASE_BRACKET)
+				assert_true(fabs(p->step.qps * 10 - round(p->step.qps * 10)) < 1e-6);
 			/* Every judged step long enough for the p95 interval target. */
 			if (p->step.phase != FL_PHASE_PROBE && p->step.phase != FL_PHASE_FINAL)
 				assert_true(p->step.duration_s >= fl_search_step_seconds(&c,
@@ -178,6 +181,14 @@ static void test_converges_many_knees(void **state)
 			struct model m = model_make(knees[k], seed);
 			run_search(&s, &c, &m);
 			assert_consistent(&s);
+			/* No step a hair from another (the 1.1 C ceiling at 0.1 qps). */
+			for (unsigned i = 0; i < s.nprobes; i++)
+				for (unsigned j = 0; j < i; j++) {
+					double d = fabs(s.probes[i].step.qps - s.probes[j].step.qps);
+					if (s.probes[i].step.phase != FL_PHASE_PROBE &&
+					    s.probes[j].step.phase != FL_PHASE_PROBE && knees[k] > 20)
+						assert_true(d == 0 || d >= 0.0999);
+				}
 			assert_true(s.converged);
 			assert_true(s.sla_bound_qps <= knees[k]);
 			assert_true(s.sla_bound_qps >= knees[k] / 1.05 * 0.97);
@@ -615,6 +626,64 @@ static void test_first_probe_reprobed(void **state)
 	assert_true(s.probes[3].step.qps == 64 && s.probes[3].step.duration_s == 8);
 	assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
 	assert_true(s.converged);
+
+	/* The probe at 256 qps overshoots a 150.7 qps leaf: its repeat runs at 1.25 x what
+	 * it answered, not deeper in overload. */
+	m = model_make(137, 9);
+	run_search(&s, &c, &m);
+	assert_true(s.probes[3].step.qps == 256 && s.probes[4].step.phase == FL_PHASE_PROBE);
+	assert_true(fabs(s.probes[4].step.qps - 1.25 * 137 * 1.1) < 1e-6);
+	assert_true(s.probes[4].step.duration_s == 4 * s.probes[3].step.duration_s);
+	assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
+	assert_true(s.converged);
+}
+
+/* Step i of a hand-fed search: the step handed out, recorded with achieved ach and p95. */
+static struct fl_search_step feed(struct fl_search *s, double ach, double p95)
+{
+	struct fl_search_step st;
+	assert_int_equal(fl_search_next(s, &st), 1);
+	struct fl_search_obs o = { .requested_qps = st.qps, .offered_qps = st.qps,
+		.achieved_qps = ach, .p95_ms = p95, .p95_lo_ms = p95 * 0.97,
+		.p95_hi_ms = p95 * 1.03, .window_s = st.duration_s };
+	o.requests = o.latencies = (uint64_t)(st.qps * st.duration_s) + 1;
+	fl_search_record(s, &o, NULL, 0);
+	return st;
+}
+
+/* A run measured on the --copies=2 build: the bracket's ceiling (1.1 C = 209.73) is
+ * rounded down to the 0.1 qps grid, so a pass at 209.7 is at the ceiling and the next
+ * step goes past it rather than to 209.733. A probe that answered more than the one
+ * before asked is repeated at 1.25x its replies, and C is the most any saturated probe
+ * answered. */
+static void test_bracket_ceiling_on_grid(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	fl_search_init(&s, &c);
+	feed(&s, 4, 140);
+	feed(&s, 16, 130);
+	feed(&s, 64, 205);
+	st = feed(&s, 190, 631);      /* 256/s: saturated */
+	assert_true(st.qps == 256);
+	st = feed(&s, 210.83, 1103);  /* its repeat at 1.25 x 190: kept up */
+	assert_true(st.qps == 237.5 && st.duration_s == 4 * c.probe_s);
+	st = feed(&s, 190.67, 3028);  /* 950/s: saturated */
+	assert_true(st.qps == 950);
+	assert_true(s.capacity_saturated && fabs(s.capacity_qps - 190.67) < 1e-9);
+	st = feed(&s, 152.5, 265);
+	assert_true(st.phase == FL_PHASE_BRACKET && st.qps == 152.5);
+	st = feed(&s, 167.8, 227);
+	assert_true(st.qps == 167.8);
+	st = feed(&s, 203, 423);
+	assert_true(st.qps == 203);
+	st = feed(&s, 209.7, 585);
+	assert_true(st.qps == 209.7);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.phase == FL_PHASE_BRACKET && st.qps > 250);
 }
 
 /* The knee at saturation: short steps meet the SLA up to the capacity (134 qps; their
@@ -716,11 +785,13 @@ static void test_api(void **state)
 	assert_int_equal(fl_search_next(&s, &a), 1);
 	assert_true(a.qps == 16 && a.phase == FL_PHASE_PROBE);
 	o.requested_qps = o.offered_qps = 16;
-	o.achieved_qps = 10;  /* saturated: measured again, 4x longer */
+	o.achieved_qps = 10;  /* saturated: measured again, 4x longer, at 1.25 x 10 */
 	fl_search_record(&s, &o, NULL, 0);
 	assert_int_equal(fl_search_next(&s, &a), 1);
-	assert_true(a.qps == 16 && a.phase == FL_PHASE_PROBE && a.duration_s == 4 * c.probe_s);
-	fl_search_record(&s, &o, NULL, 0);  /* saturated again: capacity 10 */
+	assert_true(a.qps == 12.5 && a.phase == FL_PHASE_PROBE && a.duration_s == 4 * c.probe_s);
+	o.requested_qps = o.offered_qps = 12.5;
+	o.achieved_qps = 9;  /* saturated again: capacity the most answered, 10 */
+	fl_search_record(&s, &o, NULL, 0);
 	assert_true(s.capacity_qps == 10 && s.capacity_saturated);
 	assert_int_equal(fl_search_next(&s, &a), 1);
 	assert_true(a.phase == FL_PHASE_BRACKET && fabs(a.qps - 8) < 1e-9);
@@ -769,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_achieved_edge_slack),
 		cmocka_unit_test(test_first_probe_reprobed),
+		cmocka_unit_test(test_bracket_ceiling_on_grid),
 		cmocka_unit_test(test_saturation_caps_final),
 		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),

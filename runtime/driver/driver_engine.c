@@ -661,6 +661,11 @@ static void drv_step_begin(struct drv_thread *t)
 	t->end_ns = t->warm_ns + (uint64_t)(d->duration_s * 1e9);
 	t->window_end_ns = t->end_ns;
 	fl_schedule_init(&t->sched, d->cfg.arrival, d->qps / d->cfg.threads, seed);
+	if (d->cfg.arrival == FL_ARRIVAL_BINOMIAL) {
+		/* Warm-up and measured window each get exactly their share of the rate. */
+		uint64_t win[2] = { t->warm_ns - t->t0_ns, t->end_ns - t->warm_ns };
+		fl_schedule_windows(&t->sched, win, 2);
+	}
 	t->next_due_ns = t->t0_ns + fl_schedule_next(&t->sched);
 	t->phase = DRV_SENDING;
 	now = fl_mono_ns();

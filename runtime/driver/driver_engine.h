@@ -46,7 +46,7 @@ struct fl_driver_config {
 	unsigned threads;                /* sender threads, >= 1 */
 	unsigned connections;            /* connections per thread, >= 1 */
 	unsigned depth;                  /* initial in-flight cap per connection, 1..65536 */
-	enum fl_arrival arrival;         /* Poisson or fixed gaps */
+	enum fl_arrival arrival;         /* Poisson, fixed gaps or binomial windows */
 	uint64_t seed;                   /* schedules derive per-thread seeds from it */
 	double sla_ms;                   /* p95 target for adaptive depth (ms) */
 	double timeout_s;                /* a request without reply this long after its

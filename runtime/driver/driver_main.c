@@ -101,8 +101,11 @@ static const struct fl_cli_opt drv_opts[] = {
 		"is set to rate x the deadline (or --timeout-s with --deadline-ms none), at least "
 		"64, so the driver never holds back a request that could still meet its deadline "
 		"(Little's law); either way raised when the driver is the bottleneck"),
-	FL_OPT_STR("arrival", arrival, "poisson|fixed", "poisson", "inter-arrival gaps: "
-		"exponential (Poisson process) or exactly 1/rate"),
+	FL_OPT_STR("arrival", arrival, "poisson|fixed|binomial", "poisson", "inter-arrival "
+		"gaps: exponential (Poisson process), exactly 1/rate, or binomial: the warm-up "
+		"and the measured window each hold exactly round(rate x seconds) requests, each "
+		"at a uniformly random time (a Poisson process conditioned on its count, so a "
+		"step offers the rate asked for; frontload run's default)"),
 	FL_OPT_UINT("seed", seed, 0, 18000000000000000000ull, "S", "1", "seed of the send "
 		"schedule, request contents and corpus"),
 	FL_OPT_REAL("sla-ms", sla_ms, 0.001, 1e9, "MS", "700", "p95 latency target (ms); "
@@ -149,7 +152,7 @@ static void drv_usage(FILE *f)
 "                        [options]\n"
 "\n"
 "Open-loop load generator for frontload-leaf. Requests are sent on a schedule fixed in\n"
-"advance (Poisson or fixed gaps at the asked rate), whether or not earlier replies have\n"
+"advance (Poisson, fixed or binomial gaps at the asked rate), whether or not earlier replies\n"
 "come back, and latency is measured from each request's *intended* send time. A stalled\n"
 "leaf therefore shows up as latency rather than as a slower driver (no coordinated\n"
 "omission, as in wrk2). A request that finds every connection slot busy waits in a\n"
@@ -432,7 +435,8 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 		return -1;
 	}
 	if (fl_arrival_parse(a->arrival, arrival) != 0) {
-		snprintf(err, errlen, "--arrival: '%s' is not poisson or fixed", a->arrival);
+		snprintf(err, errlen, "--arrival: '%s' is not poisson, fixed or binomial",
+			a->arrival);
 		return -1;
 	}
 	fl_reqgen_config_default(rc);

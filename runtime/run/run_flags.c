@@ -133,6 +133,18 @@ static const struct fl_cli_opt run_opts[] = {
 		"split on spaces (they come last, so they win)"),
 	FL_OPT_STR("mock-args", cfg.mock_args, "\"ARGS\"", NULL, "more frontload-mock flags, "
 		"split on spaces"),
+	FL_OPT_STR("arrival", cfg.arrival, "binomial|poisson|fixed", "binomial", "the "
+		"drivers' arrivals (frontload-driver --arrival): binomial = every warm-up and "
+		"measured window holds exactly round(rate x seconds) requests at uniformly random "
+		"times (a Poisson process conditioned on its count: a 4 s step at 200/s offers "
+		"800 requests, not 800 +- 28, so a step's verdict is about its rate, not its "
+		"draw); poisson = exponential gaps; fixed = exactly 1/rate apart"),
+	FL_OPT_FLAG("batch-means", cfg.batch_means, "judge steps and final windows with the "
+		"p95's interval widened by batch means (p95 +- t(b-1) x sd / sqrt(b) over the "
+		"p95s of the window's b whole seconds, where wider than the order-statistics "
+		"interval): latencies in a queue are correlated, which the order-statistics "
+		"interval ignores. More steps come out unsure and run longer; without the flag "
+		"the half-width is still reported (steps[].instances[].p95_batch_halfwidth_ms)"),
 	FL_OPT_STR("driver-args", cfg.driver_args, "\"ARGS\"", NULL, "more frontload-driver "
 		"flags, split on spaces (e.g. \"--connections 8\")"),
 	FL_OPT_REAL("ready-timeout", cfg.ready_timeout_s, 1, 86400, "S", "120", "how long the "
@@ -157,8 +169,11 @@ void run_usage(FILE *f)
 "  probe     capacity: from --start-qps, short steps (--probe-seconds) with at most 64\n"
 "            requests in flight, the rate times --growth until replies fall below 85%\n"
 "            of the offered rate; their reply rate is the capacity C (not judged).\n"
-"            A first probe that saturates (a cold leaf), or one with < 32 requests\n"
-"            due, runs again 4 x longer, once, before C rests on it.\n"
+"            The first probe that saturates (a cold leaf, or 2 s losing replies to\n"
+"            the window's edge) runs again 4 x longer, once, before C rests on it (at\n"
+"            1.25 x its replies/s when it answered more than the probe before asked,\n"
+"            as deep overload collapses the replies); C is the most replies/s of a\n"
+"            saturated probe. Bracket rates are rounded to 0.1 qps.\n"
 "  bracket   from 0.8 C, up (or down) by 2 x --tolerance per step (about 4 x after\n"
 "            two passes), never far past the knee; bisect (geometric midpoints)\n"
 "            between the highest pass and the lowest fail until they are within\n"
@@ -167,7 +182,10 @@ void run_usage(FILE *f)
 "            as a failed re-measure: the search steps down (within --max-steps) and the\n"
 "            final window runs again, --max-finals in all.\n"
 "A step passes when the p95's 95% interval lies at or below the SLA (with n latencies,\n"
-"the values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05), order statistics as in Lancet),\n"
+"the values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05), order statistics as in Lancet;\n"
+"with --batch-means widened to p95 +- t(b-1) x sd / sqrt(b) of the p95s of the\n"
+"window's b whole seconds where that is wider: latencies in a queue are correlated,\n"
+"and a queue still building up shows as rising seconds; b >= 3, >= 20 OK a second),\n"
 "achieved >= the rate the open-loop schedule offered minus the larger of 5% and the\n"
 "replies in flight when the window closes (1 + offered x min(p95, SLA) requests over the\n"
 "window), and errors (error replies,\n"
@@ -199,7 +217,7 @@ void run_usage(FILE *f)
 "    lower_bound_qps   not converged: the highest rate that passed every time it was\n"
 "                      judged (a lower bound on the knee, not an SLA bound); else null\n"
 "    final_requested_qps, final_achieved_qps (OK replies/s in the final window),\n"
-"    final_offered_qps (what the Poisson schedule offered), final_latency_msec (= p95),\n"
+"    final_offered_qps (what the schedule offered), final_latency_msec (= p95),\n"
 "    p50_ms p90_ms p95_ms p99_ms p99_9_ms max_ms mean_ms   final window, worst instance\n"
 "    final_pass, final_verdict (pass/fail/unsure/unjudged), final_why,\n"
 "    final_p95_interval_ms {lo, hi, confidence}   the last final window judged like a\n"
@@ -216,7 +234,10 @@ void run_usage(FILE *f)
 "    source file, or wire for a --leaf: read with a STATS frame on its port, address,\n"
 "    last_error), mock_stats (a --mock with --leaf: its stats at the end, by STATS)),\n"
 "    steps[] (every step: verdict, p95_interval_ms, latencies, inflight_ceiling,\n"
-"    driver_limited, with per-instance detail; with --drivers N > 1 each instance's\n"
+"    driver_limited, with per-instance detail: p95_batch_halfwidth_ms and p95_batches\n"
+"    (batch means over the window's whole seconds, which --batch-means judges with;\n"
+"    null under 3 seconds or 20 OK replies a second); with --drivers N > 1\n"
+"    each instance's\n"
 "    figures are its drivers' merged: latency_hist_ns, the pooled histogram (ns, the\n"
 "    driver's form: sub_bits, count, min, max, sum, buckets [[index, count], ...]), and\n"
 "    drivers[] each driver's own figures with its seed and latency_hist_ns), search\n"
@@ -235,7 +256,8 @@ void run_usage(FILE *f)
 "  steps.csv     one row per step: step, phase (probe/bracket/bisect/remeasure/final/\n"
 "                fixed), requested_qps, achieved_qps, p50_ms, p95_ms, p99_ms, errors,\n"
 "                overloaded, pass, offered_qps, timeouts, host_cpu_pct, complete,\n"
-"                p95_lo_ms, p95_hi_ms (the p95's 95% interval), latencies, verdict,\n"
+"                p95_lo_ms, p95_hi_ms (the p95's 95% interval judged: order\n"
+"                statistics, with --batch-means widened), latencies, verdict,\n"
 "                driver_limited, inflight_ceiling, duration_s, why; empty where nothing\n"
 "                was measured\n"
 "  trace.csv     with --trace (trace-<i>.csv per instance when several;\n"
@@ -289,6 +311,12 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 	}
 	if (fl_search_config_check(&c->search, err, errlen) != 0)
 		return -1;
+	if (strcmp(c->arrival, "binomial") != 0 && strcmp(c->arrival, "poisson") != 0 &&
+	    strcmp(c->arrival, "fixed") != 0) {
+		fl_errf(err, errlen, "--arrival: '%s' is not binomial, poisson or fixed",
+			c->arrival);
+		return -1;
+	}
 	if (c->profile) {
 		char *args[FL_PROFILE_MAX_ARGS];
 		int n = 0;

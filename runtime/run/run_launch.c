@@ -202,6 +202,8 @@ static int run_start_driver(struct fl_run *r, struct fl_run_instance *in, unsign
 	argv_add(&a, "%.17g", c->search.sla_p95_ms);
 	argv_add(&a, "--timeout-s");
 	argv_add(&a, "%.17g", c->driver_timeout_s);
+	argv_add(&a, "--arrival");
+	argv_add(&a, "%s", c->arrival);
 	if (!dv->host[0]) {
 		argv_add(&a, "--json");
 		argv_add(&a, "%s", dv->json_path);

@@ -50,6 +50,39 @@ static void lat_parse(const json_t *o, struct fl_lat_ms *l)
 	l->mean = jlat(o, "mean", l->count);
 }
 
+#define OBS_BATCH_MIN_OK 20.0  /* a second's p95 needs this many OK replies to mean much */
+
+/* The p95's batch-means half-width over the whole seconds of the measured window
+ * [warm, warm + dur) in the driver's per-second trace (by completion time); -1 when it
+ * cannot be had. *nb gets the seconds used. */
+static double obs_batch_half(const json_t *trace, double warm, double dur, unsigned *nb)
+{
+	double x[FL_RUN_MAX_BATCHES], ok_sum = 0;
+	unsigned b = 0;
+	size_t i;
+	const json_t *row;
+
+	*nb = 0;
+	if (!json_is_array(trace) || !(dur > 0))
+		return -1;
+	json_array_foreach(trace, i, row) {
+		const json_t *pj = json_object_get(row, "p95_ms");  /* null: no OK reply */
+		double sec = jnum(row, "second");
+		if (!(sec >= warm - 1e-9 && sec + 1 <= warm + dur + 1e-9) || !json_is_number(pj))
+			continue;
+		double p = json_number_value(pj);
+		if (b == FL_RUN_MAX_BATCHES)
+			break;
+		ok_sum += (double)jcount(row, "ok");
+		x[b++] = p;
+	}
+	if (b < FL_CI_MIN_BATCHES || ok_sum / b < OBS_BATCH_MIN_OK)
+		return -1;
+	*nb = b;
+	return fl_ci_batch_half(x, b);
+}
+
+
 int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_t errlen)
 {
 	json_error_t je;
@@ -92,6 +125,8 @@ int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_
 	const json_t *cl = json_object_get(ci, "lo"), *ch = json_object_get(ci, "hi");
 	o->p95_lo_ms = json_is_number(cl) ? json_number_value(cl) : -1;
 	o->p95_hi_ms = json_is_number(ch) ? json_number_value(ch) : -1;
+	o->p95_batch_half_ms = obs_batch_half(json_object_get(j, "trace"), jnum(j, "warmup_s"),
+		o->window_s, &o->p95_batches);
 	o->backlogged = jcount(j, "backlogged");
 	o->inflight_ceiling = (unsigned)jcount(j, "inflight_ceiling");
 	const json_t *cpu = json_object_get(j, "host_cpu_pct");
@@ -192,6 +227,7 @@ static void obs_reset(struct fl_run_obs *o)
 	o->drv = drv;
 	o->driver_cpu_pct = -1;
 	o->p95_lo_ms = o->p95_hi_ms = -1;
+	o->p95_batch_half_ms = -1;
 }
 
 int fl_result_obs_merge(struct fl_run_obs *o, char *err, size_t errlen)
@@ -238,6 +274,13 @@ int fl_result_obs_merge(struct fl_run_obs *o, char *err, size_t errlen)
 		o->p95_lo_ms = (double)lo / 1e6;
 		o->p95_hi_ms = (double)hi / 1e6;
 	}
+	/* Each driver's seconds hold 1/ndrv of the replies, so its batch p95s scatter more:
+	 * the widest of theirs is a conservative bound for the merged window. */
+	for (unsigned d = 0; d < o->ndrv; d++)
+		if (o->drv[d].p95_batch_half_ms > o->p95_batch_half_ms) {
+			o->p95_batch_half_ms = o->drv[d].p95_batch_half_ms;
+			o->p95_batches = o->drv[d].p95_batches;
+		}
 	o->hist_json = fl_hist_to_json(h);
 	if (o->hist_json == NULL) {
 		snprintf(err, errlen, "out of memory merging the drivers' results");
@@ -249,7 +292,7 @@ out:
 	return rc;
 }
 
-void fl_result_step_aggregate(struct fl_run_step *st)
+void fl_result_step_aggregate(struct fl_run_step *st, int batch_means)
 {
 	struct fl_search_obs *s = &st->sum;
 	double worst = -1;
@@ -276,10 +319,17 @@ void fl_result_step_aggregate(struct fl_run_step *st)
 			worst = p95;
 			st->worst = o->lat;
 		}
-		/* Judged on the worst instance: the largest lower end and the largest upper. */
-		ci_known &= o->p95_lo_ms >= 0 && o->p95_hi_ms >= 0;
-		s->p95_lo_ms = fmax(s->p95_lo_ms, o->p95_lo_ms);
-		s->p95_hi_ms = fmax(s->p95_hi_ms, o->p95_hi_ms);
+		/* Judged on the worst instance: the largest lower end and the largest upper
+		 * (with batch_means, each widened to p95 +- its batch half-width first). */
+		double lo = o->p95_lo_ms, hi = o->p95_hi_ms;
+		ci_known &= lo >= 0 && hi >= 0;
+		if (batch_means && o->p95_batch_half_ms >= 0 && isfinite(o->lat.p95) && lo >= 0 &&
+		    hi >= 0) {
+			lo = fmax(0, fmin(lo, o->lat.p95 - o->p95_batch_half_ms));
+			hi = fmax(hi, o->lat.p95 + o->p95_batch_half_ms);
+		}
+		s->p95_lo_ms = fmax(s->p95_lo_ms, lo);
+		s->p95_hi_ms = fmax(s->p95_hi_ms, hi);
 		if (o->lat.count < s->latencies)
 			s->latencies = o->lat.count;
 		s->driver_limited |= o->driver_limited;

@@ -120,6 +120,10 @@ static json_t *obs_json(const struct fl_run_obs *o)
 	json_object_set_new(j, "driver_host_cpu_pct", o->driver_cpu_pct >= 0 ?
 		jreal(o->driver_cpu_pct) : json_null());
 	json_object_set_new(j, "p95_interval_ms", ci_json(o->p95_lo_ms, o->p95_hi_ms));
+	json_object_set_new(j, "p95_batch_halfwidth_ms", o->p95_batch_half_ms >= 0 ?
+		jreal(o->p95_batch_half_ms) : json_null());
+	json_object_set_new(j, "p95_batches", o->p95_batch_half_ms >= 0 ?
+		json_integer(o->p95_batches) : json_null());
 	json_object_set_new(j, "backlogged", json_integer((json_int_t)o->backlogged));
 	json_object_set_new(j, "inflight_ceiling", o->inflight_ceiling ?
 		json_integer(o->inflight_ceiling) : json_null());
@@ -370,6 +374,8 @@ static json_t *config_json(const struct fl_run *r)
 	}
 	json_object_set_new(j, "mock_args", c->mock_args ? json_string(c->mock_args) :
 		json_null());
+	json_object_set_new(j, "arrival", json_string(c->arrival));
+	json_object_set_new(j, "batch_means", json_boolean(c->batch_means));
 	json_object_set_new(j, "driver_args", c->driver_args ? json_string(c->driver_args) :
 		json_null());
 	json_object_set_new(j, "driver_ssh", c->driver_ssh ? json_string(c->driver_ssh) :

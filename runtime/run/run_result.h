@@ -25,6 +25,7 @@ struct ssl_ctx_st;
 #define FL_RUN_MAX_INSTANCES 64u
 #define FL_RUN_MAX_DRIVERS 16u    /* --drivers: driver processes per instance */
 #define FL_RUN_MAX_FIXED 64u
+#define FL_RUN_MAX_BATCHES 4096u  /* batch-means seconds of one step at most (the first) */
 
 /* Latency of OK replies from intended send time (ms): the driver's "latency_ms". */
 struct fl_lat_ms {
@@ -41,8 +42,12 @@ struct fl_run_obs {
 	uint64_t sent, completed, ok, overloaded, timeouts, late, unsent;
 	uint64_t errors;         /* errors.total (bad status, protocol, lost, connect...) */
 	struct fl_lat_ms lat;
-	double p95_lo_ms, p95_hi_ms; /* the p95's 95% interval (driver's p95_interval_ms);
-	                                < 0: not reported */
+	double p95_lo_ms, p95_hi_ms; /* the p95's 95% interval (driver's p95_interval_ms,
+	                                order statistics); < 0: not reported */
+	double p95_batch_half_ms; /* batch means over the window's whole seconds of the trace
+	                             (quantile_ci.h); < 0: not computed (fewer than 3 seconds,
+	                             or under 20 OK replies a second) */
+	unsigned p95_batches;    /* seconds it used */
 	uint64_t backlogged;     /* waited for a free connection slot */
 	unsigned inflight_ceiling; /* the driver's in-flight ceiling in the step; 0: unknown */
 	double driver_cpu_pct;   /* the driver's host CPU estimate (%), < 0 unknown */
@@ -102,6 +107,8 @@ struct fl_run_config {
 	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
+	const char *arrival;       /* the drivers' --arrival: binomial, poisson or fixed */
+	int batch_means;           /* --batch-means: judge with the p95 interval widened */
 	const char *profile;       /* --profile FILE as given, or NULL */
 	char profile_path[4096];   /* its absolute path, given to the leaves started */
 	const char *driver_ssh;    /* --driver-ssh HOST[=DIR][,...]: drivers 1.. remote, or NULL */
@@ -200,8 +207,10 @@ void fl_result_obs_free(struct fl_run_obs *o);
  * latency count. */
 int fl_result_obs_merge(struct fl_run_obs *o, char *err, size_t errlen);
 
-/* Sum st's instances into st->sum, st->worst, overloaded, timeouts and complete. */
-void fl_result_step_aggregate(struct fl_run_step *st);
+/* Sum st's instances into st->sum, st->worst, overloaded, timeouts and complete. The
+ * p95 interval judged is the worst instance's; with batch_means (--batch-means) each
+ * instance's is first widened to p95 +- its p95_batch_half_ms where that is wider. */
+void fl_result_step_aggregate(struct fl_run_step *st, int batch_means);
 
 /* Build summary from config.json and manifest.json in exe_dir, else in
  * exe_dir/../share/frontload; NULL when neither exists. */

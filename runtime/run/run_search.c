@@ -13,6 +13,7 @@
 #define SEARCH_START_FRAC 0.8   /* the bracket starts at this x capacity */
 #define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
 #define SEARCH_REPROBE_X 4.0    /* a saturated probe is repeated this x longer, once */
+#define SEARCH_REPROBE_PAST 1.25  /* ... at no more than this x what it answered */
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -299,6 +300,12 @@ static double search_bracket_step(const struct fl_search_config *c)
 static void search_set(struct fl_search *s, double q, enum fl_search_phase ph)
 {
 	const struct fl_search_config *c = &s->cfg;
+	/* Bracket rates come from C x step^k: 0.1 qps is their printed precision, and the
+	 * final window may run at one (sla_bound_qps 173.6533 said more than was known). */
+	double r = round(q * 10) / 10;
+	if (ph == FL_PHASE_BRACKET && r > 0 && r != s->lo && r != s->hi &&
+	    fabs(r - q) <= 0.25 * c->tolerance * q)
+		q = r;
 	s->next.qps = fmin(q, c->max_qps);
 	s->next.phase = ph;
 	s->next.duration_s = ph == FL_PHASE_FINAL ? c->final_s : ph == FL_PHASE_PROBE ?
@@ -422,6 +429,10 @@ static void search_decide(struct fl_search *s)
 			/* Not far past what the probes saw answered: a step deep in overload
 			 * spends its 20 s on timeouts and reads a low reply rate. */
 			double ceil_q = step * s->capacity_qps;
+			/* At the 0.1 qps the bracket rates are rounded to, so a pass there is at
+			 * the ceiling, not a hair below it (209.7 then 209.733). */
+			if (ceil_q >= 10)
+				ceil_q = floor(ceil_q * 10) / 10;
 			if (s->capacity_saturated && s->lo < ceil_q && q > ceil_q)
 				q = ceil_q;
 			search_set(s, q, FL_PHASE_BRACKET);
@@ -459,20 +470,28 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 	double ach = isfinite(o->achieved_qps) ? o->achieved_qps : 0;
 
 	s->cap_probes++;
+	if (ach < SEARCH_SATURATED * ref)
+		s->sat_probe_qps = fmax(s->sat_probe_qps, ach);
 	if (ach < SEARCH_SATURATED * ref && !s->reprobed) {
 		/* The first probe meets a cold leaf (page faults in the library, cold
 		 * caches), and a short one loses its last p95 of replies to the window's
-		 * edge: before the capacity rests on it, measure the rate again, longer. */
+		 * edge: before the capacity rests on it, measure the rate again, longer.
+		 * A probe that answered more than the rate before it overshot the capacity
+		 * by up to the growth factor; its repeat runs just past what it answered,
+		 * since deep overload collapses the replies (a 6 s repeat at 1024/s read
+		 * 114/s of a leaf that had answered 213/s). */
 		double d = s->next.duration_s * SEARCH_REPROBE_X;
+		double r = ach > q / c->growth ? fmin(q, SEARCH_REPROBE_PAST * ach) : q;
 		s->reprobed = 1;
-		search_set(s, q, FL_PHASE_PROBE);
+		search_set(s, r, FL_PHASE_PROBE);
 		s->next.duration_s = d;
 		return;
 	}
 	if (ach < SEARCH_SATURATED * ref) {
 		s->capacity_saturated = 1;
-		/* Nothing came back: the rate before (or the start) is all we know. */
-		s->capacity_qps = ach > 0 ? ach : q / c->growth;
+		/* The most any saturated probe answered (a repeat may read less, deep in
+		 * overload); nothing came back: the rate before (or the start). */
+		s->capacity_qps = s->sat_probe_qps > 0 ? s->sat_probe_qps : q / c->growth;
 	} else if (q >= c->max_qps || s->cap_probes >= FL_SEARCH_MAX_CAP_PROBES) {
 		s->capacity_qps = q;
 	} else {

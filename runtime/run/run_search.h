@@ -14,6 +14,11 @@
  *             longer, once, before C rests on it: the leaf may still be faulting in its
  *             library, and 2 s lose the last p95 of replies to the window's edge (one
  *             2 s probe read 114.5 qps of a leaf whose 15 s steps then answered 135).
+ *             When it answered more than the probe before it asked, the repeat runs at
+ *             1.25x what it answered (at most its rate): deep overload collapses the
+ *             replies (a 6 s repeat at 1024/s read 114/s of a leaf that had answered
+ *             213/s at that rate in 1.5 s). C is the most replies/s of a saturated
+ *             probe.
  *             No probe is judged against the SLA.
  *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance; step^2 after two passes) while
  *             a step passes, but not past step x C while the bracket is below it; down by
@@ -130,7 +135,8 @@ struct fl_search_obs {
 	double requested_qps;   /* rate asked for */
 	double offered_qps;     /* rate the open-loop schedule actually offered in the
 	                           measured window (Poisson arrivals differ from the requested
-	                           rate by about 1/sqrt(N)); <= 0: use requested_qps */
+	                           rate by about 1/sqrt(N); binomial ones, frontload run's
+	                           default, by rounding); <= 0: use requested_qps */
 	double achieved_qps;    /* replies per second in the measured window */
 	double p95_ms;          /* p95 latency of OK replies (ms) */
 	double p95_lo_ms;       /* the p95's 95% interval (ms): the largest lower end and */
@@ -186,6 +192,7 @@ struct fl_search {
 	unsigned judged_steps;      /* steps counted against max_steps */
 	unsigned cap_probes;        /* capacity probes run */
 	int reprobed;               /* a saturated probe was repeated, longer, once */
+	double sat_probe_qps;       /* most replies/s of a saturated capacity probe; 0: none */
 	unsigned finals;            /* final windows run */
 	unsigned unjudged_run;      /* consecutive driver-limited repeats of next */
 	int final_converges;        /* the pending final window would converge the search */

@@ -357,7 +357,7 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 		rc = -1;
 		goto out;
 	}
-	fl_result_step_aggregate(&st);
+	fl_result_step_aggregate(&st, r->cfg.batch_means);
 	if (interrupt_at) {
 		st.complete = 0;
 		st.pass = 0;

@@ -178,7 +178,7 @@ static size_t fz_parse_steps(char *lines, unsigned ninst)
 		st->qps = st->inst[0].requested_qps;
 		st->host_cpu_pct = -1;
 		snprintf(st->why, sizeof st->why, "fuzz");
-		fl_result_step_aggregate(st);
+		fl_result_step_aggregate(st, (int)(nsteps & 1));
 		fz_check_step(st);
 		nsteps++;
 		have = 0;
