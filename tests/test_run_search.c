@@ -686,6 +686,36 @@ static void test_bracket_ceiling_on_grid(void **state)
 	assert_true(st.phase == FL_PHASE_BRACKET && st.qps > 250);
 }
 
+/* A default search measured on the default build: S = 126.6 gives the cap 120.5; a pass
+ * at 120.3 is within a quarter of the tolerance below it, so it is re-measured and run as
+ * the final window instead of a bisection step at 120.5. */
+static void test_lo_near_cap_is_at_cap(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	fl_search_init(&s, &c);
+	feed(&s, 4, 160);
+	feed(&s, 14.5, 215);
+	feed(&s, 66.5, 174);
+	feed(&s, 129.5, 2542);        /* 256/s: saturated */
+	st = feed(&s, 129.875, 2085); /* repeated at 1.25 x 129.5 */
+	assert_true(fabs(st.qps - 161.875) < 1e-9);
+	assert_true(feed(&s, 103.9, 234).qps == 103.9);
+	assert_true(feed(&s, 114.3, 246).qps == 114.3);
+	st = feed(&s, 126.6, 1900);   /* the leaf could not keep up: S */
+	assert_true(st.qps == 138.3);
+	assert_true(s.saturation_qps == 126.6 && fl_search_cap(&s) == 120.5);
+	st = feed(&s, 120.4, 374);
+	assert_true(st.phase == FL_PHASE_BISECT && st.qps == 120.3);
+	st = feed(&s, 120.0, 301);
+	assert_true(st.phase == FL_PHASE_REMEASURE && st.qps == 120.3);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.phase == FL_PHASE_FINAL && st.qps == 120.3);
+}
+
 /* The knee at saturation: short steps meet the SLA up to the capacity (134 qps; their
  * p95 would reach it only at 150), but a 300 s window above 131 qps builds the queue a
  * short step does not see and misses. The search
@@ -714,6 +744,14 @@ static void test_saturation_caps_final(void **state)
 		for (unsigned i = 0; i < s.nprobes; i++)
 			assert_true(s.probes[i].step.phase == FL_PHASE_PROBE ||
 				s.probes[i].step.qps <= 134 * 1.1 + 1e-9);
+		/* No bisection step within a quarter of the tolerance of a rate that passed:
+		 * a lo that close to the cap is at it. */
+		for (unsigned i = 0; i < s.nprobes; i++)
+			for (unsigned k = 0; k < i; k++)
+				if (s.probes[i].step.phase == FL_PHASE_BISECT && s.probes[k].pass &&
+				    s.probes[i].step.qps > s.probes[k].step.qps)
+					assert_true(s.probes[i].step.qps >=
+						s.probes[k].step.qps * (1 + c.tolerance / 4) - 1e-9);
 	}
 	/* Without saturation evidence the cap is not set. */
 	fl_search_init(&s, &c);
@@ -841,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_achieved_edge_slack),
 		cmocka_unit_test(test_first_probe_reprobed),
 		cmocka_unit_test(test_bracket_ceiling_on_grid),
+		cmocka_unit_test(test_lo_near_cap_is_at_cap),
 		cmocka_unit_test(test_saturation_caps_final),
 		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),

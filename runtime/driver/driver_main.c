@@ -105,7 +105,7 @@ static const struct fl_cli_opt drv_opts[] = {
 		"gaps: exponential (Poisson process), exactly 1/rate, or binomial: the warm-up "
 		"and the measured window each hold exactly round(rate x seconds) requests, each "
 		"at a uniformly random time (a Poisson process conditioned on its count, so a "
-		"step offers the rate asked for; frontload run's default)"),
+		"step offers the rate asked for)"),
 	FL_OPT_UINT("seed", seed, 0, 18000000000000000000ull, "S", "1", "seed of the send "
 		"schedule, request contents and corpus"),
 	FL_OPT_REAL("sla-ms", sla_ms, 0.001, 1e9, "MS", "700", "p95 latency target (ms); "

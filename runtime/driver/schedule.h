@@ -14,7 +14,7 @@
  * exponential spacings scaled to the window, so bursts stay as in a Poisson stream). A
  * search step of 4 s at 200/s offers 800 +- 28 requests (3.5%) under Poisson, so its
  * verdict near the knee says as much about the draw as about the rate; binomial offers
- * the rate asked for.
+ * the rate asked for (frontload run --arrival binomial).
  */
 #ifndef FL_SCHEDULE_H
 #define FL_SCHEDULE_H

@@ -338,8 +338,10 @@ static void search_decide_bracketed(struct fl_search *s, unsigned budget)
 	double mid = search_mid(s->lo, s->hi);
 	double cap = fl_search_cap(s);
 	int sat = search_hi_is_saturation(s);
-	/* A lo at the cap is as close to S as a final candidate may be. */
-	int within = gap <= c->tolerance || (sat && s->lo >= cap);
+	/* A lo at the cap is as close to S as a final candidate may be; within a quarter of
+	 * the tolerance below it, a bisection step there would tell nothing new (120.3 passed,
+	 * then 120.5 at the cap). */
+	int within = gap <= c->tolerance || (sat && s->lo * (1 + c->tolerance / 4) >= cap);
 
 	if (mid > cap && cap > s->lo)
 		mid = cap;

@@ -33,7 +33,8 @@
  *             p95 749 ms. So once S is known, hi is at most S, lo is a rate at or below
  *             the cap S / (1 + sat_margin) (rounded down to 0.1 qps; a pass above it is
  *             kept in the log but is no candidate), bisection never steps above the cap,
- *             and a lo at the cap that passed twice brackets the knee. sat_margin 0 (the
+ *             and a lo at the cap (or within tolerance / 4 below it) that passed twice
+ *             brackets the knee. sat_margin 0 (the
  *             --quick default: its 15 s final window is as short as its steps) turns
  *             the cap off; S is still recorded.
  *   bisect    the geometric midpoint of the highest pass (lo) and the lowest fail (hi)
