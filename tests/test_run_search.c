@@ -627,12 +627,12 @@ static void test_first_probe_reprobed(void **state)
 	assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
 	assert_true(s.converged);
 
-	/* The probe at 256 qps overshoots a 150.7 qps leaf: its repeat runs at 1.25 x what
+	/* The probe at 256 qps overshoots a 150.7 qps leaf: its repeat runs at 1.5 x what
 	 * it answered, not deeper in overload. */
 	m = model_make(137, 9);
 	run_search(&s, &c, &m);
 	assert_true(s.probes[3].step.qps == 256 && s.probes[4].step.phase == FL_PHASE_PROBE);
-	assert_true(fabs(s.probes[4].step.qps - 1.25 * 137 * 1.1) < 1e-6);
+	assert_true(fabs(s.probes[4].step.qps - 1.5 * 137 * 1.1) < 1e-6);
 	assert_true(s.probes[4].step.duration_s == 4 * s.probes[3].step.duration_s);
 	assert_true(fabs(s.capacity_qps - 137 * 1.1) < 1e-6);
 	assert_true(s.converged);
@@ -654,7 +654,7 @@ static struct fl_search_step feed(struct fl_search *s, double ach, double p95)
 /* A run measured on the --copies=2 build: the bracket's ceiling (1.1 C = 209.73) is
  * rounded down to the 0.1 qps grid, so a pass at 209.7 is at the ceiling and the next
  * step goes past it rather than to 209.733. A probe that answered more than the one
- * before asked is repeated at 1.25x its replies, and C is the most any saturated probe
+ * before asked is repeated at 1.5x its replies, and C is the most any saturated probe
  * answered. */
 static void test_bracket_ceiling_on_grid(void **state)
 {
@@ -667,12 +667,12 @@ static void test_bracket_ceiling_on_grid(void **state)
 	feed(&s, 4, 140);
 	feed(&s, 16, 130);
 	feed(&s, 64, 205);
-	st = feed(&s, 190, 631);      /* 256/s: saturated */
+	st = feed(&s, 150, 631);      /* 256/s: saturated */
 	assert_true(st.qps == 256);
-	st = feed(&s, 210.83, 1103);  /* its repeat at 1.25 x 190: kept up */
-	assert_true(st.qps == 237.5 && st.duration_s == 4 * c.probe_s);
-	st = feed(&s, 190.67, 3028);  /* 950/s: saturated */
-	assert_true(st.qps == 950);
+	st = feed(&s, 210.83, 1103);  /* its repeat at 1.5 x 150: kept up */
+	assert_true(st.qps == 225 && st.duration_s == 4 * c.probe_s);
+	st = feed(&s, 190.67, 3028);  /* 900/s: saturated */
+	assert_true(st.qps == 900);
 	assert_true(s.capacity_saturated && fabs(s.capacity_qps - 190.67) < 1e-9);
 	st = feed(&s, 152.5, 265);
 	assert_true(st.phase == FL_PHASE_BRACKET && st.qps == 152.5);
@@ -701,8 +701,8 @@ static void test_lo_near_cap_is_at_cap(void **state)
 	feed(&s, 14.5, 215);
 	feed(&s, 66.5, 174);
 	feed(&s, 129.5, 2542);        /* 256/s: saturated */
-	st = feed(&s, 129.875, 2085); /* repeated at 1.25 x 129.5 */
-	assert_true(fabs(st.qps - 161.875) < 1e-9);
+	st = feed(&s, 129.875, 2085); /* repeated at 1.5 x 129.5 */
+	assert_true(fabs(st.qps - 194.25) < 1e-9);
 	assert_true(feed(&s, 103.9, 234).qps == 103.9);
 	assert_true(feed(&s, 114.3, 246).qps == 114.3);
 	st = feed(&s, 126.6, 1900);   /* the leaf could not keep up: S */
@@ -823,11 +823,11 @@ static void test_api(void **state)
 	assert_int_equal(fl_search_next(&s, &a), 1);
 	assert_true(a.qps == 16 && a.phase == FL_PHASE_PROBE);
 	o.requested_qps = o.offered_qps = 16;
-	o.achieved_qps = 10;  /* saturated: measured again, 4x longer, at 1.25 x 10 */
+	o.achieved_qps = 10;  /* saturated: measured again, 4x longer, at 1.5 x 10 */
 	fl_search_record(&s, &o, NULL, 0);
 	assert_int_equal(fl_search_next(&s, &a), 1);
-	assert_true(a.qps == 12.5 && a.phase == FL_PHASE_PROBE && a.duration_s == 4 * c.probe_s);
-	o.requested_qps = o.offered_qps = 12.5;
+	assert_true(a.qps == 15 && a.phase == FL_PHASE_PROBE && a.duration_s == 4 * c.probe_s);
+	o.requested_qps = o.offered_qps = 15;
 	o.achieved_qps = 9;  /* saturated again: capacity the most answered, 10 */
 	fl_search_record(&s, &o, NULL, 0);
 	assert_true(s.capacity_qps == 10 && s.capacity_saturated);

@@ -172,7 +172,7 @@ void run_usage(FILE *f)
 "            of the offered rate; their reply rate is the capacity C (not judged).\n"
 "            The first probe that saturates (a cold leaf, or 2 s losing replies to\n"
 "            the window's edge) runs again 4 x longer, once, before C rests on it (at\n"
-"            1.25 x its replies/s when it answered more than the probe before asked,\n"
+"            1.5 x its replies/s when it answered more than the probe before asked,\n"
 "            as deep overload collapses the replies); C is the most replies/s of a\n"
 "            saturated probe. Bracket rates are rounded to 0.1 qps.\n"
 "  bracket   from 0.8 C, up (or down) by 2 x --tolerance per step (about 4 x after\n"

@@ -82,7 +82,6 @@ static double obs_batch_half(const json_t *trace, double warm, double dur, unsig
 	return fl_ci_batch_half(x, b);
 }
 
-
 int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_t errlen)
 {
 	json_error_t je;

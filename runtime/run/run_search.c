@@ -13,7 +13,7 @@
 #define SEARCH_START_FRAC 0.8   /* the bracket starts at this x capacity */
 #define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
 #define SEARCH_REPROBE_X 4.0    /* a saturated probe is repeated this x longer, once */
-#define SEARCH_REPROBE_PAST 1.25  /* ... at no more than this x what it answered */
+#define SEARCH_REPROBE_PAST 1.5   /* ... at no more than this x what it answered */
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -479,9 +479,11 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 		 * caches), and a short one loses its last p95 of replies to the window's
 		 * edge: before the capacity rests on it, measure the rate again, longer.
 		 * A probe that answered more than the rate before it overshot the capacity
-		 * by up to the growth factor; its repeat runs just past what it answered,
-		 * since deep overload collapses the replies (a 6 s repeat at 1024/s read
-		 * 114/s of a leaf that had answered 213/s). */
+		 * by up to the growth factor; its repeat runs at 1.5x what it answered, past
+		 * the capacity by enough that a Poisson draw offering 7% less still saturates
+		 * (at 1.25x, 157.5/s offered 146.1 and read 133.75 as not saturated), short of
+		 * deep overload, which collapses the replies (a 6 s repeat at 1024/s read 114/s
+		 * of a leaf that had answered 213/s). */
 		double d = s->next.duration_s * SEARCH_REPROBE_X;
 		double r = ach > q / c->growth ? fmin(q, SEARCH_REPROBE_PAST * ach) : q;
 		s->reprobed = 1;

@@ -15,7 +15,7 @@
  *             library, and 2 s lose the last p95 of replies to the window's edge (one
  *             2 s probe read 114.5 qps of a leaf whose 15 s steps then answered 135).
  *             When it answered more than the probe before it asked, the repeat runs at
- *             1.25x what it answered (at most its rate): deep overload collapses the
+ *             1.5x what it answered (at most its rate): deep overload collapses the
  *             replies (a 6 s repeat at 1024/s read 114/s of a leaf that had answered
  *             213/s at that rate in 1.5 s). C is the most replies/s of a saturated
  *             probe.
