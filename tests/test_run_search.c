@@ -564,18 +564,19 @@ static void test_achieved_edge_slack(void **state)
 	struct fl_search_obs o = { .requested_qps = 1.5, .offered_qps = 1.5, .achieved_qps = 1.4,
 		.p95_ms = 600, .p95_lo_ms = 550, .p95_hi_ms = 650, .latencies = 21, .requests = 22,
 		.window_s = 15 };
-	/* (1 + 1.5 x 0.6) / 15 = 0.127 qps of slack; 5% is 0.075. */
-	assert_true(fabs(fl_search_achieved_slack(&c, &o) - 1.9 / 15) < 1e-9);
+	/* (1 + 2 sqrt(2 x 1.5 x 0.6)) / 15 = 0.245 qps of slack; 5% is 0.075. */
+	assert_true(fabs(fl_search_achieved_slack(&c, &o) - (1 + 2 * sqrt(1.8)) / 15) < 1e-9);
 	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_PASS);
 	o.window_s = 0;  /* window unknown: the 5% rule alone, which fails it */
 	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
 	assert_non_null(strstr(why, "achieved 1.4 qps"));
 	o.window_s = 15;
-	o.achieved_qps = 1.2;  /* 4.5 requests short: a real shortfall */
+	o.achieved_qps = 1.2;  /* 4.5 requests short, > 1 + 2 sd of the edges: a shortfall */
 	assert_int_equal(fl_search_judge(&c, &o, why, sizeof why), FL_VERDICT_FAIL);
 	/* A p95 past the SLA widens the allowance no further than the SLA does. */
 	o.p95_ms = 5000;
-	assert_true(fabs(fl_search_achieved_slack(&c, &o) - (1 + 1.5 * 0.7) / 15) < 1e-9);
+	assert_true(fabs(fl_search_achieved_slack(&c, &o) - (1 + 2 * sqrt(2 * 1.5 * 0.7)) / 15)
+		< 1e-9);
 
 	struct fl_search_obs h = { .requested_qps = 100, .offered_qps = 100, .achieved_qps = 94.9,
 		.p95_ms = 650, .p95_lo_ms = 640, .p95_hi_ms = 660, .latencies = 1423,
@@ -584,6 +585,20 @@ static void test_achieved_edge_slack(void **state)
 	assert_int_equal(fl_search_judge(&c, &h, NULL, 0), FL_VERDICT_FAIL);
 	h.achieved_qps = 95.1;
 	assert_int_equal(fl_search_judge(&c, &h, NULL, 0), FL_VERDICT_PASS);
+
+	/* A 4 s --quick step measured on the --copies=2 build: the leaf answered 212 of 241.75
+	 * qps offered at p95 589 ms (its 15 s final window later missed). The edges' noise
+	 * is (1 + 2 sqrt(2 x 241.75 x 0.589)) / 4 = 8.65 qps, under 5% (12.09): it fails.
+	 * All replies in flight at the close (the old allowance) were 35.8 qps. */
+	struct fl_search_obs q = { .requested_qps = 237.4, .offered_qps = 241.75,
+		.achieved_qps = 212, .p95_ms = 589.3, .p95_lo_ms = 560, .p95_hi_ms = 620,
+		.latencies = 848, .requests = 967, .window_s = 4 };
+	assert_true(fabs(fl_search_achieved_slack(&c, &q) - 0.05 * 241.75) < 1e-9);
+	char qwhy[320];
+	assert_int_equal(fl_search_judge(&c, &q, qwhy, sizeof qwhy), FL_VERDICT_FAIL);
+	assert_non_null(strstr(qwhy, "achieved 212.0 qps"));
+	q.achieved_qps = 230;  /* 4.9% short: within 5% */
+	assert_int_equal(fl_search_judge(&c, &q, NULL, 0), FL_VERDICT_PASS);
 }
 
 /* The first probe meets a cold leaf and saturates: it runs again at the same rate, 4 x
@@ -651,11 +666,11 @@ static struct fl_search_step feed(struct fl_search *s, double ach, double p95)
 	return st;
 }
 
-/* A run measured on the --copies=2 build: the bracket's ceiling (1.1 C = 209.73) is
- * rounded down to the 0.1 qps grid, so a pass at 209.7 is at the ceiling and the next
- * step goes past it rather than to 209.733. A probe that answered more than the one
- * before asked is repeated at 1.5x its replies, and C is the most any saturated probe
- * answered. */
+/* A run measured on the --copies=2 build: the bracket's ceiling, 1.1 x the most a step
+ * answered (195.5 qps: 215.05), is rounded down to the 0.1 qps grid, so a pass at 215.0
+ * is at the ceiling and the next step goes past it (to 1.1 x what that step answered)
+ * rather than to 215.05. A probe that answered more than the one before asked is
+ * repeated at 1.5x its replies, and C is the most any saturated probe answered. */
 static void test_bracket_ceiling_on_grid(void **state)
 {
 	(void)state;
@@ -674,16 +689,16 @@ static void test_bracket_ceiling_on_grid(void **state)
 	st = feed(&s, 190.67, 3028);  /* 900/s: saturated */
 	assert_true(st.qps == 900);
 	assert_true(s.capacity_saturated && fabs(s.capacity_qps - 190.67) < 1e-9);
-	st = feed(&s, 152.5, 265);
+	st = feed(&s, 152.25, 265);
 	assert_true(st.phase == FL_PHASE_BRACKET && st.qps == 152.5);
-	st = feed(&s, 167.8, 227);
+	st = feed(&s, 166.25, 227);
 	assert_true(st.qps == 167.8);
-	st = feed(&s, 203, 423);
+	st = feed(&s, 195.5, 423);
 	assert_true(st.qps == 203);
-	st = feed(&s, 209.7, 585);
-	assert_true(st.qps == 209.7);
+	st = feed(&s, 214, 585);
+	assert_true(st.qps == 215);
 	assert_int_equal(fl_search_next(&s, &st), 1);
-	assert_true(st.phase == FL_PHASE_BRACKET && st.qps > 250);
+	assert_true(st.phase == FL_PHASE_BRACKET && st.qps == 235.4);
 }
 
 /* A default search measured on the default build: S = 126.6 gives the cap 120.5; a pass
@@ -714,6 +729,134 @@ static void test_lo_near_cap_is_at_cap(void **state)
 	assert_true(st.phase == FL_PHASE_REMEASURE && st.qps == 120.3);
 	assert_int_equal(fl_search_next(&s, &st), 1);
 	assert_true(st.phase == FL_PHASE_FINAL && st.qps == 120.3);
+}
+
+/* A default search measured on the default build: the probes read C = 128.5 where a
+ * 15 s step answered 134.3, and the bracket stopped at 1.1 C (141.3), missed on p95 with
+ * its replies within 5%, so S stayed unknown. The ceiling is 1.1 x the most any judged
+ * step answered, so the next step overloads the leaf and reads S. */
+static void test_bracket_ceiling_from_steps(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	fl_search_init(&s, &c);
+	feed(&s, 4, 160);
+	feed(&s, 14.5, 215);
+	feed(&s, 66.5, 174);
+	feed(&s, 129.5, 2542);        /* 256/s: saturated */
+	feed(&s, 128.5, 2085);        /* its repeat at 1.5 x 129.5 */
+	assert_true(s.capacity_saturated && s.capacity_qps == 129.5);
+	assert_true(feed(&s, 103.6, 215).qps == 103.6);
+	assert_true(feed(&s, 114.0, 232).qps == 114.0);
+	st = feed(&s, 134.3, 656);    /* two passes: up by 1.21 */
+	assert_true(st.qps == 137.9 && s.lo == 137.9);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	/* Not 1.1 x C = 142.4 (a step there read no S): 1.1 x 134.3, on the grid. */
+	assert_true(st.phase == FL_PHASE_BRACKET && st.qps == 147.7);
+	feed(&s, 136.0, 1500);        /* could not keep up: S */
+	assert_true(s.saturation_qps == 136.0 && fl_search_cap(&s) == 129.5);
+}
+
+/* A default search measured on the default build: a step at 145 qps missed on p95
+ * (1,051 ms) with 140.8 of 147.9 offered answered, 4.8% short, within what a pass may
+ * fall short (5%), but more than its window's edges explain (2.0 qps): the leaf fell
+ * behind, so that is S, and the cap (134.0) keeps the final window below it. A pass
+ * that falls as short is no saturation reading. */
+static void test_missed_step_reads_saturation(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	fl_search_init(&s, &c);
+	feed(&s, 5, 144);
+	feed(&s, 14.5, 152);
+	feed(&s, 53, 211);
+	feed(&s, 132.5, 2173);        /* 256/s: saturated */
+	feed(&s, 136.125, 2995);      /* its repeat at 1.5 x 132.5 */
+	assert_true(s.capacity_qps == 136.125);
+	assert_true(feed(&s, 108.9, 212).qps == 108.9);
+	st = feed(&s, 114.5, 247);    /* a pass 4.4% short: not S */
+	assert_true(st.qps == 119.8 && s.saturation_qps == 0);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.qps == 145);
+	struct fl_search_obs o = { .requested_qps = 145, .offered_qps = 147.9,
+		.achieved_qps = 140.8, .p95_ms = 1050.7, .p95_lo_ms = 1020, .p95_hi_ms = 1080,
+		.window_s = 15, .requests = 2219, .latencies = 2112 };
+	fl_search_record(&s, &o, NULL, 0);
+	assert_true(s.saturation_qps == 140.8 && fl_search_cap(&s) == 134.0);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.qps <= 134.0);
+}
+
+/* A quick search (3 final windows, no cap) whose first 15 s final window misses at a
+ * rate two 4 s steps passed: the next final window runs at once, half the tolerance
+ * below it (the next lower clean pass lies a whole bracket step below), and its pass
+ * converges; when it misses too, the last final window comes the usual way (a step
+ * first). With two final windows in all (the default) nothing changes. */
+static void test_final_just_below(void **state)
+{
+	(void)state;
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	for (int second_fails = 0; second_fails <= 1; second_fails++) {
+		fl_search_config_default(&c);
+		c.max_finals = 3;
+		c.sat_margin = 0;
+		struct model m = model_make(180, 9);
+		fl_search_init(&s, &c);
+		double first = 0, second = 0;
+		int finals = 0, after_second = -1;
+		while (fl_search_next(&s, &st)) {
+			if (second > 0 && after_second < 0)
+				after_second = st.phase;
+			if (st.phase == FL_PHASE_FINAL && ++finals == 1) {
+				first = st.qps;
+				m.force[m.calls] = F_FAIL;
+			} else if (st.phase == FL_PHASE_FINAL && finals == 2) {
+				second = st.qps;
+				/* nothing but the failed final window since */
+				assert_true(s.probes[s.nprobes - 1].step.phase == FL_PHASE_FINAL);
+				m.force[m.calls] = second_fails ? F_FAIL : F_PASS;
+			}
+			struct fl_search_obs o = model_measure(&m, &st);
+			fl_search_record(&s, &o, NULL, 0);
+		}
+		assert_consistent(&s);
+		assert_true(first > 0);
+		assert_true(second == floor(first / 1.025 * 10) / 10);
+		if (!second_fails) {
+			assert_true(s.converged && s.sla_bound_qps == second);
+			assert_int_equal(s.finals, 2);
+			assert_non_null(strstr(s.reason, "half the tolerance"));
+		} else {
+			assert_int_equal(finals, 3);
+			assert_true(after_second != FL_PHASE_FINAL);
+			assert_true(s.final_qps < second);
+		}
+	}
+	/* The default's two final windows: a step comes between them, as before. */
+	fl_search_config_default(&c);
+	struct model m = model_make(180, 9);
+	fl_search_init(&s, &c);
+	int finals = 0, prev_final = 0;
+	while (fl_search_next(&s, &st)) {
+		if (st.phase == FL_PHASE_FINAL) {
+			assert_false(prev_final);
+			if (++finals == 1)
+				m.force[m.calls] = F_FAIL;
+		}
+		prev_final = st.phase == FL_PHASE_FINAL;
+		struct fl_search_obs o = model_measure(&m, &st);
+		fl_search_record(&s, &o, NULL, 0);
+	}
+	assert_consistent(&s);
+	assert_int_equal(finals, 2);
 }
 
 /* The knee at saturation: short steps meet the SLA up to the capacity (134 qps; their
@@ -880,6 +1023,9 @@ int main(void)
 		cmocka_unit_test(test_first_probe_reprobed),
 		cmocka_unit_test(test_bracket_ceiling_on_grid),
 		cmocka_unit_test(test_lo_near_cap_is_at_cap),
+		cmocka_unit_test(test_bracket_ceiling_from_steps),
+		cmocka_unit_test(test_final_just_below),
+		cmocka_unit_test(test_missed_step_reads_saturation),
 		cmocka_unit_test(test_saturation_caps_final),
 		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),

@@ -642,12 +642,17 @@ static void drv_tick_cb(evutil_socket_t fd, short what, void *arg)
 static void drv_step_begin(struct drv_thread *t)
 {
 	struct fl_driver *d = t->d;
-	uint64_t seed = fl_rng_derive(d->cfg.seed, ((uint64_t)d->step_no << 32) | t->id);
+	/* Common draws: every step starts the same streams (request index and arrival
+	 * gaps), so the search's steps compare rates on one sample of requests. */
+	uint64_t step = d->cfg.common_draws ? 0 : d->step_no;
+	uint64_t seed = fl_rng_derive(d->cfg.seed, (step << 32) | t->id);
 	uint64_t now;
 	struct timeval tv;
 
 	t->gen++;
 	t->depth = d->depth;
+	if (d->cfg.common_draws)
+		t->nreq = 0;
 	memset(&t->c, 0, sizeof t->c);
 	fl_hist_init(&t->lat);
 	fl_hist_init(&t->svc);

@@ -47,6 +47,7 @@ struct fl_driver_config {
 	unsigned connections;            /* connections per thread, >= 1 */
 	unsigned depth;                  /* initial in-flight cap per connection, 1..65536 */
 	enum fl_arrival arrival;         /* Poisson, fixed gaps or binomial windows */
+	int common_draws;                /* every step replays the same draws (driver_main.c) */
 	uint64_t seed;                   /* schedules derive per-thread seeds from it */
 	double sla_ms;                   /* p95 target for adaptive depth (ms) */
 	double timeout_s;                /* a request without reply this long after its

@@ -55,6 +55,7 @@ struct drv_args {
 	uint64_t connections;
 	const char *depth;
 	const char *arrival;
+	const char *draws;
 	uint64_t seed;
 	double sla_ms;
 	double timeout_s;
@@ -106,6 +107,11 @@ static const struct fl_cli_opt drv_opts[] = {
 		"and the measured window each hold exactly round(rate x seconds) requests, each "
 		"at a uniformly random time (a Poisson process conditioned on its count, so a "
 		"step offers the rate asked for)"),
+	FL_OPT_STR("draws", draws, "fresh|common", "fresh", "fresh: each step draws its "
+		"arrival gaps and requests anew (seeds derived from the step number); common: "
+		"every step replays the same seeded draws, request i and arrival i the same in "
+		"every step with the times scaled to its rate (common random numbers: steps at "
+		"two rates differ in the rate alone, not in the sample of requests they drew)"),
 	FL_OPT_UINT("seed", seed, 0, 18000000000000000000ull, "S", "1", "seed of the send "
 		"schedule, request contents and corpus"),
 	FL_OPT_REAL("sla-ms", sla_ms, 0.001, 1e9, "MS", "700", "p95 latency target (ms); "
@@ -439,6 +445,10 @@ static int drv_check_args(const struct drv_args *a, struct fl_reqgen_config *rc,
 			a->arrival);
 		return -1;
 	}
+	if (strcmp(a->draws, "fresh") != 0 && strcmp(a->draws, "common") != 0) {
+		snprintf(err, errlen, "--draws: '%s' is not fresh or common", a->draws);
+		return -1;
+	}
 	fl_reqgen_config_default(rc);
 	rc->seed = a->seed;
 	rc->stories = (unsigned)a->stories;
@@ -636,6 +646,7 @@ int main(int argc, char **argv)
 	drv_depth(&a, &depth);  /* checked by drv_check_args */
 	dcfg.depth = depth != 0 ? depth : DRV_AUTO_FIRST_DEPTH;
 	dcfg.arrival = arrival;
+	dcfg.common_draws = strcmp(a.draws, "common") == 0;
 	dcfg.seed = a.seed;
 	dcfg.sla_ms = a.sla_ms;
 	dcfg.timeout_s = a.timeout_s;
@@ -651,8 +662,9 @@ int main(int argc, char **argv)
 	}
 	if (!a.quiet)
 		fprintf(stderr, "frontload-driver: %s%s, %" PRIu64 " threads x %" PRIu64
-			" connections, depth %s, %s arrivals, requests %s, method %s\n",
+			" connections, depth %s, %s arrivals (%s draws), requests %s, method %s\n",
 			leaf, a.tls ? " (TLS)" : "", a.threads, a.connections, a.depth, a.arrival,
+			a.draws,
 			a.request_size, fl_reqgen_method_name(rcfg.method));
 
 	if (a.control) {

@@ -140,6 +140,11 @@ static const struct fl_cli_opt run_opts[] = {
 		"times (a Poisson process conditioned on its count, so a step offers the rate "
 		"asked for; not the default: measured, it did not make searches repeat closer, "
 		"see README); fixed = exactly 1/rate apart"),
+	FL_OPT_STR("draws", cfg.draws, "common|fresh", "common", "the drivers' draws "
+		"(frontload-driver --draws): common = every step replays the same seeded arrival "
+		"gaps and requests, scaled to its rate (common random numbers: two steps differ "
+		"in their rate alone, so the search compares rates, not samples, and a re-measure "
+		"repeats its step); fresh = each step draws anew, seeded by its number"),
 	FL_OPT_FLAG("batch-means", cfg.batch_means, "judge steps and final windows with the "
 		"p95's interval widened by batch means (p95 +- t(b-1) x sd / sqrt(b) over the "
 		"p95s of the window's b whole seconds, where wider than the order-statistics "
@@ -176,20 +181,24 @@ void run_usage(FILE *f)
 "            as deep overload collapses the replies); C is the most replies/s of a\n"
 "            saturated probe. Bracket rates are rounded to 0.1 qps.\n"
 "  bracket   from 0.8 C, up (or down) by 2 x --tolerance per step (about 4 x after\n"
-"            two passes), never far past the knee; bisect (geometric midpoints)\n"
+"            two passes), never past 1.1 x the most the leaf answered (C, or a step's\n"
+"            OK replies/s) while below it; bisect (geometric midpoints)\n"
 "            between the highest pass and the lowest fail until they are within\n"
 "            --tolerance; re-measure the best pass once.\n"
 "  final     the steady final window at the best pass. A failed final window counts\n"
 "            as a failed re-measure: the search steps down (within --max-steps) and the\n"
-"            final window runs again, --max-finals in all.\n"
+"            final window runs again, --max-finals in all; with two or more left, the\n"
+"            next runs at once at --tolerance / 2 below the failed one, and its pass\n"
+"            converges.\n"
 "A step passes when the p95's 95% interval lies at or below the SLA (with n latencies,\n"
 "the values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05), order statistics as in Lancet;\n"
 "with --batch-means widened to p95 +- t(b-1) x sd / sqrt(b) of the p95s of the\n"
 "window's b whole seconds where that is wider: latencies in a queue are correlated,\n"
 "and a queue still building up shows as rising seconds; b >= 3, >= 20 OK a second),\n"
-"achieved >= the rate the open-loop schedule offered minus the larger of 5% and the\n"
-"replies in flight when the window closes (1 + offered x min(p95, SLA) requests over the\n"
-"window), and errors (error replies,\n"
+"achieved (OK replies that arrive in the window, any send time) >= the rate the\n"
+"open-loop schedule offered minus the larger of 5% and the noise of the window's edges\n"
+"(1 + 2 x sqrt(2 x offered x min(p95, SLA)) requests over the window), and errors\n"
+"(error replies,\n"
 "timeouts, OVERLOADED) < 1% of requests (a request unanswered max(3 s, 4 x SLA) after\n"
 "its send time is a timeout). It fails when the interval lies above the SLA (or\n"
 "achieved or errors miss). When the SLA lies inside the interval the step is unsure\n"
@@ -209,7 +218,8 @@ void run_usage(FILE *f)
 "  result.json   rewritten after every step (temp file + rename):\n"
 "    status            running | complete | interrupted | failed, with status_reason\n"
 "    converged         true only when the knee was bracketed within the tolerance, the\n"
-"                      chosen rate passed twice, and the final window at it passed;\n"
+"                      chosen rate passed twice, and the final window at it passed (or\n"
+"                      a final window half the tolerance below a failed one passed);\n"
 "                      converged_reason says why or why not (\"even X qps misses the\n"
 "                      SLA\", \"SLA never reached below max\", step budget, the final\n"
 "                      window failed --max-finals times); null in fixed mode\n"
@@ -316,6 +326,10 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 	    strcmp(c->arrival, "fixed") != 0) {
 		fl_errf(err, errlen, "--arrival: '%s' is not poisson, binomial or fixed",
 			c->arrival);
+		return -1;
+	}
+	if (strcmp(c->draws, "common") != 0 && strcmp(c->draws, "fresh") != 0) {
+		fl_errf(err, errlen, "--draws: '%s' is not common or fresh", c->draws);
 		return -1;
 	}
 	if (c->profile) {

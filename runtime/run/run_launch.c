@@ -204,6 +204,8 @@ static int run_start_driver(struct fl_run *r, struct fl_run_instance *in, unsign
 	argv_add(&a, "%.17g", c->driver_timeout_s);
 	argv_add(&a, "--arrival");
 	argv_add(&a, "%s", c->arrival);
+	argv_add(&a, "--draws");
+	argv_add(&a, "%s", c->draws);
 	if (!dv->host[0]) {
 		argv_add(&a, "--json");
 		argv_add(&a, "%s", dv->json_path);

@@ -375,6 +375,7 @@ static json_t *config_json(const struct fl_run *r)
 	json_object_set_new(j, "mock_args", c->mock_args ? json_string(c->mock_args) :
 		json_null());
 	json_object_set_new(j, "arrival", json_string(c->arrival));
+	json_object_set_new(j, "draws", json_string(c->draws));
 	json_object_set_new(j, "batch_means", json_boolean(c->batch_means));
 	json_object_set_new(j, "driver_args", c->driver_args ? json_string(c->driver_args) :
 		json_null());

@@ -108,6 +108,7 @@ struct fl_run_config {
 	int trace;
 	const char *leaf_args, *mock_args, *driver_args;
 	const char *arrival;       /* the drivers' --arrival: binomial, poisson or fixed */
+	const char *draws;         /* the drivers' --draws: common or fresh */
 	int batch_means;           /* --batch-means: judge with the p95 interval widened */
 	const char *profile;       /* --profile FILE as given, or NULL */
 	char profile_path[4096];   /* its absolute path, given to the leaves started */

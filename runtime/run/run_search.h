@@ -21,11 +21,14 @@
  *             probe.
  *             No probe is judged against the SLA.
  *   bracket   from 0.8 C, up by `step` (1 + 2 x tolerance; step^2 after two passes) while
- *             a step passes, but not past step x C while the bracket is below it; down by
- *             it (faster each time) while one fails, so no step is pushed far past the
- *             knee.
+ *             a step passes, but not past step x A while the bracket is below it, A the
+ *             larger of C and the most replies/s any judged step answered (probes read
+ *             low, and a bracket held under step x C may never overload the leaf, so S
+ *             goes unread); down by it (faster each time) while one fails, so no step is
+ *             pushed far past the knee.
  *   saturation S = the highest reply rate of a judged step the leaf could not keep up
- *             with (its achieved test failed). No rate at or above S holds a steady
+ *             with (its achieved test failed, or it missed and answered less than offered
+ *             by more than the window's edge noise). No rate at or above S holds a steady
  *             window (the queue grows without bound at utilisation >= 1), and within the
  *             tolerance below S a queue's relaxation time (growing as 1/(1 - rho)^2)
  *             outlasts a short step: measured here, 132.6 qps passed two 15 s steps at
@@ -47,7 +50,11 @@
  *             final window is treated as a failed re-measure (the search steps down,
  *             bisects or re-measures within the step budget; with no lower rate that
  *             passed, it brackets down from the failed rate) and the final window runs
- *             again, at most max_finals times in all.
+ *             again, at most max_finals times in all. With two or more final windows
+ *             left and the next lower clean pass more than tolerance / 2 below, the next
+ *             final window runs at once at failed / (1 + tolerance / 2) (0.1 qps grid, at
+ *             most the cap): a pass there converges (the knee lies within half the
+ *             tolerance above it, by the longest windows the search runs).
  *   done      converged: sla_bound_qps = the final window's rate. Otherwise no SLA bound:
  *             lower_bound_qps = the highest rate that passed every time it was judged
  *             (0: none), with the reason (start rate misses the SLA, max_qps passes, the
@@ -57,8 +64,8 @@
  * values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05) (common/quantile_ci.h; the driver
  * reports them).
  * A step passes when the interval lies at or below the SLA, achieved >= offered - slack
- * (fl_search_achieved_slack: the larger of (1 - min_achieved) x offered and the replies
- * in flight when the window closes) and errors < max_error_rate of requests; it fails when the interval lies above
+ * (fl_search_achieved_slack: the larger of (1 - min_achieved) x offered and the noise of
+ * the window's edges) and errors < max_error_rate of requests; it fails when the interval lies above
  * the SLA or achieved or errors miss; it is UNSURE when the SLA lies inside the interval
  * (then the same rate is measured again for twice as long, up to max_step_s; still
  * unsure at max_step_s counts as a miss: the rate is not known to hold); it is UNJUDGED
@@ -151,8 +158,10 @@ struct fl_search_obs {
 };
 
 /* qps by which o's achieved rate may fall short of its offered rate and still pass:
- * max((1 - min_achieved) x offered, (1 + offered x min(p95, SLA)) / window_s); only the
- * first when window_s or p95 is unknown. */
+ * max((1 - min_achieved) x offered, (1 + 2 sqrt(2 x offered x L)) / window_s), L =
+ * min(p95, SLA) in seconds (the window's edges: two sd of the difference between the
+ * replies that leave the window and those the warm-up brings into it); only the first
+ * when window_s or p95 is unknown. */
 double fl_search_achieved_slack(const struct fl_search_config *c, const struct fl_search_obs *o);
 
 /* The verdict of o under c; why (may be NULL) says what failed, "ok", or why not judged. */
@@ -184,7 +193,9 @@ struct fl_search {
 	enum fl_search_state state;
 	double capacity_qps;        /* from the probes; 0 while unknown */
 	double saturation_qps;      /* S: highest reply rate of a judged step that fell short
-	                               of its offered rate; 0 while none did */
+	                               of its offered rate (by more than a pass allows, or,
+	                               when it missed, by more than the window's edge
+	                               noise); 0 while none did */
 	int capacity_saturated;     /* a probe saturated the leaf (else capacity >= it) */
 	double lo;                  /* highest rate believed to pass; 0: none */
 	double hi;                  /* lowest rate that missed; 0: none */
