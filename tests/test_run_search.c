@@ -666,6 +666,16 @@ static struct fl_search_step feed(struct fl_search *s, double ach, double p95)
 	return st;
 }
 
+/* A default search whose n capacity probes answered probes[i][0] qps at p95 probes[i][1]. */
+static void start_probed(struct fl_search *s, struct fl_search_config *c,
+	const double probes[][2], unsigned n)
+{
+	fl_search_config_default(c);
+	fl_search_init(s, c);
+	for (unsigned i = 0; i < n; i++)
+		feed(s, probes[i][0], probes[i][1]);
+}
+
 /* A run measured on the --copies=2 build: the bracket's ceiling, 1.1 x the most a step
  * answered (195.5 qps: 215.05), is rounded down to the 0.1 qps grid, so a pass at 215.0
  * is at the ceiling and the next step goes past it (to 1.1 x what that step answered)
@@ -738,16 +748,12 @@ static void test_lo_near_cap_is_at_cap(void **state)
 static void test_bracket_ceiling_from_steps(void **state)
 {
 	(void)state;
+	static const double probes[][2] = { { 4, 160 }, { 14.5, 215 }, { 66.5, 174 },
+		{ 129.5, 2542 }, /* 256/s: saturated */ { 128.5, 2085 } /* its repeat */ };
 	struct fl_search_config c;
 	struct fl_search s;
 	struct fl_search_step st;
-	fl_search_config_default(&c);
-	fl_search_init(&s, &c);
-	feed(&s, 4, 160);
-	feed(&s, 14.5, 215);
-	feed(&s, 66.5, 174);
-	feed(&s, 129.5, 2542);        /* 256/s: saturated */
-	feed(&s, 128.5, 2085);        /* its repeat at 1.5 x 129.5 */
+	start_probed(&s, &c, probes, 5);
 	assert_true(s.capacity_saturated && s.capacity_qps == 129.5);
 	assert_true(feed(&s, 103.6, 215).qps == 103.6);
 	assert_true(feed(&s, 114.0, 232).qps == 114.0);
@@ -768,16 +774,12 @@ static void test_bracket_ceiling_from_steps(void **state)
 static void test_missed_step_reads_saturation(void **state)
 {
 	(void)state;
+	static const double probes[][2] = { { 5, 144 }, { 14.5, 152 }, { 53, 211 },
+		{ 132.5, 2173 }, /* 256/s: saturated */ { 136.125, 2995 } /* its repeat */ };
 	struct fl_search_config c;
 	struct fl_search s;
 	struct fl_search_step st;
-	fl_search_config_default(&c);
-	fl_search_init(&s, &c);
-	feed(&s, 5, 144);
-	feed(&s, 14.5, 152);
-	feed(&s, 53, 211);
-	feed(&s, 132.5, 2173);        /* 256/s: saturated */
-	feed(&s, 136.125, 2995);      /* its repeat at 1.5 x 132.5 */
+	start_probed(&s, &c, probes, 5);
 	assert_true(s.capacity_qps == 136.125);
 	assert_true(feed(&s, 108.9, 212).qps == 108.9);
 	st = feed(&s, 114.5, 247);    /* a pass 4.4% short: not S */
