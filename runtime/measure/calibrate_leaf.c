@@ -11,6 +11,14 @@
  * (damped, at most x4) at once and the runs repeat: the shares are coupled through their
  * sum, and the steps shrink as they approach. The run with every share inside its band,
  * or else the smallest squared miss in band widths, is written.
+ *
+ * Unless --hardware, each run also measures the simulated window, and a fifth knob, the
+ * generated code's executed footprint (--footprint-bytes), is fitted to L1i MPKI: the
+ * generated library misses the L1i at about the same rate at any footprint far above it
+ * (flat dispatch: every function cold when it is called again), so the process's MPKI is
+ * set by the generated code's share of the instructions, and at a fixed extraction share
+ * of the CPU that share follows the cost of a call, which grows with the footprint (the
+ * L2 and LLC hit less). See cl_step_footprint.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +33,7 @@
 
 #include <jansson.h>
 
+#include "calib_foot.h"
 #include "cli.h"
 #include "leafprofile.h"
 #include "margs.h"
@@ -38,6 +47,15 @@
 #define CL_DAMP 0.8      /* exponent on the odds ratio: a step short of the whole way */
 #define CL_MAX_STEP 4.0  /* a knob moves by at most x4 (or /4) per run */
 #define CL_CHANNELS 16   /* --rpc-channels the fit sets (cl_base_defaults) */
+/* The cost of a generated instruction grows as footprint^beta; beta is fitted over the
+ * runs so far (calib_foot.h), this until two footprints were measured. On the default
+ * build here (2026-12-05, Xeon with 2 MiB L2 per core) twelve runs from 348 KiB to 2 MiB
+ * gave beta 1.24 (0.19 to 1.59 ns per generated instruction). */
+#define CL_FOOT_BETA 1.0
+#define CL_MAX_RUNS 50   /* --runs at most */
+#define CL_FOOT_BETA_MIN 0.3
+#define CL_FOOT_BETA_MAX 3.0
+#define CL_FOOT_START (2u << 20) /* start footprint when the start profile sets none */
 
 /* The signal (SIGINT, SIGTERM) that stopped the fit, 0 while none: written by the
  * handler, read while a run is waited for, which then stops that run's validate. */
@@ -58,9 +76,9 @@ struct cl_knob {
 };
 
 struct cl_args {
-	int leaf, quiet;
+	int leaf, quiet, hardware;
 	const char *out, *start, *targets, *leaf_args, *keep;
-	uint64_t runs, seed;
+	uint64_t runs, seed, sim_requests;
 	double qps, window_s, warmup_s;
 };
 
@@ -75,15 +93,22 @@ static const struct fl_cli_opt cl_opts[] = {
 		.section = "the fit"),
 	FL_OPT_STR("targets", targets, "FILE", NULL, "targets file (default: "
 		"production.json, as validate)"),
-	FL_OPT_UINT("runs", runs, 1, 50, "N", "8", "native validate runs at most, 1..50 "
-		"(about 20 s each here): the fit stops early when every fitted share is in its "
-		"band"),
-	FL_OPT_REAL("qps", qps, 0.1, 100000, "R", "5", "validate's native rate "
-		"(requests/s)", .section = "each run (validate --hardware)"),
+	FL_OPT_FLAG("hardware", hardware, "the native runs only (validate --hardware, ~20 s "
+		"each): fit the four CPU-profile knobs, hold the footprint"),
+	FL_OPT_UINT("runs", runs, 1, CL_MAX_RUNS, "N", "12", "validate runs at most, 1..50 (native "
+		"and simulated: about 40 s each near the fitted profile on the default build here, "
+		"minutes at footprints of hundreds of MiB): the fit stops early when every fitted "
+		"figure is in its band"),
+	FL_OPT_REAL("qps", qps, 0.1, 100000, "R", "40", "validate's native rate "
+		"(requests/s; the default build's fitted profile costs ~7 ms of CPU a request "
+		"here, so 40 qps fills a 10 s window with ~2,700 perf samples, 5 qps with ~350)",
+		.section = "each run (validate)"),
 	FL_OPT_REAL("window", window_s, 1, 86400, "S", "10", "its measured window (seconds)"),
 	FL_OPT_REAL("warmup", warmup_s, 0, 86400, "S", "4", "its warm-up step (seconds)"),
 	FL_OPT_UINT("seed", seed, 0, UINT64_MAX, "S", "1", "seed of every run (leaf, "
 		"driver)"),
+	FL_OPT_UINT("sim-requests", sim_requests, 1, 1000, "N", "8", "requests in each "
+		"run's simulated window (validate --sim-requests)"),
 	FL_OPT_STR("leaf-args", leaf_args, "\"ARGS\"", NULL, "more frontload-leaf flags for "
 		"every run (not written to the profile)"),
 	FL_OPT_STR("keep", keep, "DIR", NULL, "keep each run's profile and validate JSON "
@@ -98,36 +123,53 @@ static void cl_usage(FILE *fp)
 {
 	fputs("usage: " FM_PROG " calibrate --leaf --write-profile FILE [options]\n"
 "\n"
-"Fits the running leaf's CPU profile to production's categories: runs validate --hardware\n"
-"(mock, leaf and driver as frontload run starts them; a perf cpu-clock profile of the leaf\n"
-"over a window of whole requests, each sample classified by\n"
-"runtime/data/profile_categories.txt) and adjusts four workload knobs jointly, each the\n"
-"work behind one category:\n"
-"  --extractors-per-story  feature extraction (CPU profile)   profile_extract_pct\n"
-"  --rank-passes           ranking/prediction                 profile_ranking_pct\n"
-"  --rpc-zstd-fraction     compression                        profile_compression_pct\n"
-"  --rpc-fanout-scale      encryption (TLS to the mock)       profile_encryption_pct\n"
+"Fits the running leaf to production's CPU profile and L1i MPKI: runs validate (mock,\n"
+"leaf and driver as frontload run starts them; natively, a perf cpu-clock profile of the\n"
+"leaf over a window of whole requests, each sample classified by\n"
+"runtime/data/profile_categories.txt; under callgrind, the simulated window's L1i MPKI and\n"
+"its split by object) and adjusts five workload knobs jointly, each the work behind one\n"
+"figure:\n"
+"  --extractors-per-story  feature extraction (CPU profile, %)  profile_extract_pct\n"
+"  --rank-passes           ranking/prediction (%)               profile_ranking_pct\n"
+"  --rpc-zstd-fraction     compression (%)                      profile_compression_pct\n"
+"  --rpc-fanout-scale      encryption (TLS to the mock, %)      profile_encryption_pct\n"
+"  --footprint-bytes       L1i MPKI (simulated, misses per       l1i_mpki\n"
+"                          kilo-instruction)\n"
 "(the zstd share's step leaves out what the fanout's step does to compression; the\n"
 "profile also sets --rpc-channels 16, unless the start profile sets it, so the zstd share\n"
 "moves in 1/16 steps rather than the leaf's 1/4)\n"
-"Bands come from the targets file (production.json: DCPerf PRs 715 and 746). Every run\n"
-"moves each knob by its category's odds ratio to the band's centre (damped, at most x4);\n"
-"the run closest to every band (squared miss in band widths) is written as a leaf profile:\n"
-"its leaf_args, and under \"calibrated\" the command, host, build, every run's knobs and\n"
-"shares, and each target's residual (percentage points outside its band, 0 inside).\n"
+"Bands come from the targets file (production.json: DCPerf PRs 715 and 746 for the\n"
+"shares, PR 704 for L1i MPKI 21 +- 4). Every run moves each share's knob by its share's\n"
+"odds ratio to the band's centre (damped, at most x4). The footprint: the generated\n"
+"library misses the L1i at about the same rate at any footprint far above the L1i, so the\n"
+"process's MPKI is set by the generated code's share of the instructions; from the run's\n"
+"own split (the generated code's MPKI and the rest's) the share that gives the band's\n"
+"centre follows, and the footprint moves by the odds ratio of the two shares to the\n"
+"power 1/beta (a larger footprint makes each generated instruction dearer, ~ footprint^\n"
+"beta, so fewer calls fill the extraction share; beta is the log-log slope of the\n"
+"extraction CPU per generated instruction over the footprint across the runs so far, 1\n"
+"until two footprints were measured, within 0.3..3), the calls knob taking out what that\n"
+"step adds to the extraction share. The footprint starts at the start profile's\n"
+"--footprint-bytes, else 2 MiB. The run closest to every band\n"
+"(squared miss in band widths) is written as a leaf profile: its leaf_args, and under\n"
+"\"calibrated\" the command, host, build, every run's knobs and measured figures, and each\n"
+"target's residual (in the target's unit outside its band, 0 inside).\n"
 "Printed: one line per run, then each target's residual.\n"
 "\n"
-"The fit is native: L1i MPKI and the instruction mix need the simulated path, which is\n"
-"too slow to iterate on the default build (validate --simulate --profile FILE measures\n"
-"them for the profile written). Shares are sampled: ~1,500 samples a 10 s window here,\n"
-"so a 1% share is known to about +-25%; lengthen --window for a finer fit.\n"
+"The shares are native, L1i MPKI simulated (validate's zen4 model; valgrind's CPUID may\n"
+"hide instruction-set extensions, README: Limits). --hardware fits the four shares only,\n"
+"with the native runs (about 20 s each; the footprint held). The rest of the mix is not\n"
+"fitted: the profile written is judged on it by validate --profile FILE. Shares are\n"
+"sampled (a share of n samples is known to about +-2/sqrt(n) of itself): --qps and\n"
+"--window set how many; --sim-requests steadies the MPKI (the fanout's zstd payloads,\n"
+"sampled from heavy-tailed size tables, move the rest's share of the instructions).\n"
 "\n"
 "options (defaults in brackets):\n", fp);
 	fl_cli_help(fp, &cl_cli);
 	fputs("\nSIGINT or SIGTERM stops the running validate (and the service it started) and\n"
 "writes the closest of the finished runs.\n"
-"exit status: 0 every fitted share inside its band, 3 the closest run written\n"
-"but some share outside its band (residuals printed), 1 no run measured the profile\n"
+"exit status: 0 every fitted figure inside its band, 3 the closest run written\n"
+"but some figure outside its band (residuals printed), 1 no run measured the profile\n"
 "(nothing written), 2 usage error, 130 / 143 stopped by SIGINT / SIGTERM.\n", fp);
 }
 
@@ -161,11 +203,25 @@ static int cl_start(const struct cl_args *a, struct cl_knob *k, int nk, json_t *
 		json_decref(root);
 	}
 	cl_base_defaults(*base);
+	if (!a->hardware && json_object_get(*base, "active-functions") != NULL) {
+		snprintf(err, errlen, "--profile %s sets active-functions, which the footprint "
+			"fit replaces (--footprint-bytes): remove it, or fit with --hardware",
+			a->start);
+		return -1;
+	}
 	for (int i = 0; i < nk; i++) {
 		json_t *v = json_object_get(*base, k[i].flag);
+		uint64_t b;
 
 		if (json_is_number(v))
 			k[i].value = json_number_value(v);
+		else if (json_is_string(v) && fl_cli_parse_bytes(json_string_value(v), &b) == 0)
+			k[i].value = (double)b;  /* "512k": the leaf's byte syntax */
+		else if (v != NULL) {
+			snprintf(err, errlen, "--profile %s: leaf_args.%s is not a number", a->start,
+				k[i].flag);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -208,7 +264,7 @@ static double cl_measured(const json_t *v, const char *metric)
 static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir, int n,
 	const json_t *leaf_args, char *err, size_t errlen)
 {
-	char prof[4200], js[4200], log[4200], q[32], w[32], wu[32], sd[32];
+	char prof[4200], js[4200], log[4200], q[32], w[32], wu[32], sd[32], sr[32];
 	const char *argv[32];
 	int k = 0, rc;
 	json_t *p = json_pack("{s:i,s:O}", "frontload_profile", FL_PROFILE_VERSION,
@@ -230,7 +286,13 @@ static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir
 	snprintf(sd, sizeof(sd), "%llu", (unsigned long long)a->seed);
 	argv[k++] = self;
 	argv[k++] = "validate";
-	argv[k++] = "--hardware";
+	if (a->hardware)
+		argv[k++] = "--hardware";
+	else {
+		snprintf(sr, sizeof(sr), "%llu", (unsigned long long)a->sim_requests);
+		argv[k++] = "--sim-requests";
+		argv[k++] = sr;
+	}
 	argv[k++] = "--quiet";
 	argv[k++] = "--json";
 	argv[k++] = js;
@@ -286,11 +348,16 @@ static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir
 		snprintf(err, errlen, "validate wrote no %.1500s (see %.1500s)", js, log);
 		return NULL;
 	}
-	if (!json_is_true(json_object_get(json_object_get(out, "native"), "whole"))) {
-		snprintf(err, errlen, "the native window was not whole: %s", json_string_value(
-			json_object_get(json_object_get(out, "native"), "why")) ?: "?");
-		json_decref(out);
-		return NULL;
+	for (int i = 0; i < (a->hardware ? 1 : 2); i++) {
+		const char *path = i == 0 ? "native" : "simulated";
+		const json_t *pw = json_object_get(out, path);
+
+		if (!json_is_true(json_object_get(pw, "whole"))) {
+			snprintf(err, errlen, "the %s window was not whole: %s (see %.2000s)", path,
+				json_string_value(json_object_get(pw, "why")) ?: "?", log);
+			json_decref(out);
+			return NULL;
+		}
 	}
 	return out;
 }
@@ -314,17 +381,36 @@ static double cl_score(const double *m, const double (*band)[2], int nk)
 	return s;
 }
 
-/* Move each knob by its share's odds ratio to the band's centre. The zstd channels'
- * bytes are the fanout's, so compression moves with --rpc-fanout-scale too: the zstd
- * fraction's step leaves out what the fanout's step already does to it. */
-static void cl_step(struct cl_knob *k, int nk, const double *m, const double (*band)[2])
+/* The footprint's step toward L1i MPKI t from a simulated run (calib_foot.h): the odds
+ * ratio of the generated code's instruction share to the one that gives t, to the power
+ * 1 / beta (at a fixed extraction share the generated instructions go as 1 / (cost of an
+ * instruction), the cost as footprint^beta), damped, at most x4; 1 when the run did not
+ * split its instructions. */
+static double cl_foot_step(const json_t *v, double t, double beta)
+{
+	double r = fm_foot_odds(v, t);
+
+	if (!isfinite(r))
+		return 1;
+	return fmin(fmax(pow(r, CL_DAMP / beta), 1 / CL_MAX_STEP), CL_MAX_STEP);
+}
+
+/* Move each share's knob by its share's odds ratio to the band's centre, and the footprint
+ * (knob foot, -1 when not fitted) by ffoot. The zstd channels' bytes are the fanout's, so
+ * compression moves with --rpc-fanout-scale too: the zstd fraction's step leaves out what
+ * the fanout's step already does to it; likewise the calls step leaves out what the
+ * footprint's step does to the extraction share (cost per call ~ footprint^beta). */
+static void cl_step(struct cl_knob *k, int nk, const double *m, const double (*band)[2],
+	int foot, double ffoot, double beta)
 {
 	double f[8];
 
 	for (int i = 0; i < nk; i++) {
 		double t = (band[i][0] + band[i][1]) / 200, s = m[i] / 100;
 
-		if (s <= 0)
+		if (i == foot)
+			f[i] = ffoot;
+		else if (s <= 0)
 			f[i] = CL_MAX_STEP;  /* no sample at all: as far as a step goes */
 		else
 			f[i] = pow((t / (1 - t)) / (s / (1 - s)), CL_DAMP);
@@ -337,6 +423,9 @@ static void cl_step(struct cl_knob *k, int nk, const double *m, const double (*b
 			for (int j = 0; j < nk; j++)
 				if (strcmp(k[j].flag, "rpc-fanout-scale") == 0)
 					fi = fmin(fmax(fi / f[j], 1 / CL_MAX_STEP), CL_MAX_STEP);
+		if (strcmp(k[i].flag, "extractors-per-story") == 0 && foot >= 0)
+			fi = fmin(fmax(fi * pow(f[foot], -beta), 1 / CL_MAX_STEP),
+				CL_MAX_STEP);
 		k[i].value = fmin(fmax(k[i].value * fi, k[i].lo), k[i].hi);
 		if (k[i].integer)
 			k[i].value = fmax(k[i].lo, round(k[i].value));
@@ -345,13 +434,16 @@ static void cl_step(struct cl_knob *k, int nk, const double *m, const double (*b
 
 int fm_calibrate_leaf_main(int argc, char **argv)
 {
-	struct cl_knob k[] = {  /* at most 8 (cl_step) */
+	struct cl_knob k[] = {  /* at most 8 (cl_step); the footprint last (--hardware: off) */
 		{ "extractors-per-story", "profile_extract_pct", 1, 100000, 1, 340 },
 		{ "rank-passes", "profile_ranking_pct", 1, 1000, 1, 1 },
 		{ "rpc-zstd-fraction", "profile_compression_pct", 0.01, 1, 0, 0.5 },
 		{ "rpc-fanout-scale", "profile_encryption_pct", 1e-4, 10, 0, 0.01 },
+		{ "footprint-bytes", "l1i_mpki", 64 << 10, 1ull << 40, 1, CL_FOOT_START },
 	};
 	enum { NK = sizeof(k) / sizeof(k[0]) };
+	int nk, nfoot = 0;
+	double logf[CL_MAX_RUNS], logc[CL_MAX_RUNS];
 	struct cl_args a;
 	struct fl_targets tg;
 	char err[4400], tpath[4096], self[4200], dir[4096], tmp[256] = "", d1[32];
@@ -363,6 +455,7 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 	memset(&tg, 0, sizeof(tg));
 	if (fm_cli_parse(&cl_cli, argc, argv, &a, cl_usage) != 0)
 		return FM_EXIT_USAGE;
+	nk = a.hardware ? NK - 1 : NK;
 	if (a.out == NULL) {
 		fprintf(stderr, FM_PROG ": calibrate --leaf needs --write-profile FILE\n");
 		return FM_EXIT_USAGE;
@@ -377,7 +470,7 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		fprintf(stderr, FM_PROG ": %s\n", err);
 		return FM_EXIT_USAGE;
 	}
-	for (int i = 0; i < NK; i++) {
+	for (int i = 0; i < nk; i++) {
 		const struct fl_target *t = fl_targets_find(&tg, k[i].metric);
 
 		if (t == NULL) {
@@ -419,33 +512,59 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 	}
 	for (nrun = 1; nrun <= (int)a.runs; nrun++) {
-		json_t *la = cl_leaf_args(k, NK, base), *v;
-		double m[NK], sc;
+		json_t *la = cl_leaf_args(k, nk, base), *v, *mo = json_object();
+		double m[NK], sc, ffoot = 1, beta = CL_FOOT_BETA, cost;
 
 		v = cl_run(&a, self, dir, nrun, la, err, sizeof(err));
 		if (v == NULL) {
 			fprintf(stderr, FM_PROG ": run %d: %s\n", nrun, err);
 			json_decref(la);
+			json_decref(mo);
 			break;
 		}
-		for (int i = 0; i < NK; i++)
+		for (int i = 0; i < nk; i++) {
 			m[i] = cl_measured(v, k[i].metric);
-		sc = cl_score(m, (const double (*)[2])band, NK);
-		json_array_append_new(runs, json_pack("{s:i,s:o,s:{s:o,s:o,s:o,s:o,s:o},s:o}",
-			"run", nrun, "leaf_args", la, "measured_pct", k[0].metric, json_real(m[0]),
-			k[1].metric, json_real(m[1]), k[2].metric, json_real(m[2]), k[3].metric,
-			json_real(m[3]), "extract_cpu_pct", json_real(cl_measured(v,
-			"extract_cpu_pct")), "score", isfinite(sc) ? json_real(sc) : json_null()));
+			json_object_set_new(mo, k[i].metric, isfinite(m[i]) ? json_real(m[i]) :
+				json_null());
+		}
+		json_object_set_new(mo, "extract_cpu_pct", json_real(cl_measured(v,
+			"extract_cpu_pct")));
+		if (nk == NK) {
+			/* The cost exponent from every run so far (log-log least squares). */
+			cost = fm_foot_cost(v);
+			if (isfinite(cost) && nfoot < CL_MAX_RUNS) {
+				logf[nfoot] = log(k[NK - 1].value);
+				logc[nfoot++] = log(cost);
+			}
+			double b = fm_foot_slope(logf, logc, nfoot);
+
+			if (isfinite(b))
+				beta = fmin(fmax(b, CL_FOOT_BETA_MIN), CL_FOOT_BETA_MAX);
+			json_object_set_new(mo, "generated_ns_per_instruction", isfinite(cost) ?
+				json_real(cost) : json_null());
+			json_object_set_new(mo, "footprint_beta", json_real(beta));
+			ffoot = cl_foot_step(v, (band[NK - 1][0] + band[NK - 1][1]) / 2, beta);
+		}
 		json_decref(v);
-		if (!a.quiet)
+		sc = cl_score(m, (const double (*)[2])band, nk);
+		json_array_append_new(runs, json_pack("{s:i,s:o,s:o,s:o}", "run", nrun, "leaf_args",
+			la, "measured", mo, "score", isfinite(sc) ? json_real(sc) : json_null()));
+		if (!a.quiet) {
+			char fp[96] = "";
+
+			if (nk == NK)
+				snprintf(fp, sizeof(fp), ", footprint %.0f KiB -> L1i MPKI %.2f",
+					k[NK - 1].value / 1024, m[NK - 1]);
 			fprintf(stderr, FM_PROG ": run %d/%llu: eps %.0f, rank passes %.0f, zstd "
 				"%.3f, fanout %.4g -> extraction %.1f%%, ranking %.1f%%, compression "
-				"%.1f%%, encryption %.1f%% (miss %.3f, %s)\n", nrun,
+				"%.1f%%, encryption %.1f%%%s (miss %.3f, %s)\n", nrun,
 				(unsigned long long)a.runs, k[0].value, k[1].value, k[2].value, k[3].value,
-				m[0], m[1], m[2], m[3], sc, fm_dur_str(fm_now() - t0, d1, sizeof(d1)));
+				m[0], m[1], m[2], m[3], fp, sc, fm_dur_str(fm_now() - t0, d1, sizeof(d1)));
+		}
 		if (!isfinite(sc)) {
-			fprintf(stderr, FM_PROG ": run %d: a fitted share was not measured (no CPU "
-				"profile: perf missing or not permitted?)\n", nrun);
+			fprintf(stderr, FM_PROG ": run %d: a fitted figure was not measured (no CPU "
+				"profile: perf missing or not permitted? no simulated window: valgrind?)\n",
+				nrun);
 			break;
 		}
 		if (sc < best_score) {
@@ -455,7 +574,7 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		}
 		if (sc == 0 || cl_stop_signal)
 			break;
-		cl_step(k, NK, m, (const double (*)[2])band);
+		cl_step(k, nk, m, (const double (*)[2])band, nk == NK ? NK - 1 : -1, ffoot, beta);
 	}
 	if (!isfinite(best_score)) {
 		fprintf(stderr, FM_PROG ": no run measured the profile: nothing written\n");
@@ -472,26 +591,34 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 			snprintf(cmd + l, sizeof(cmd) - l, " %s", argv[i]);
 		}
 		printf("calibrate --leaf: %zu run%s; best: --extractors-per-story %.0f --rank-passes "
-			"%.0f --rpc-zstd-fraction %.3f --rpc-fanout-scale %.4g\n", json_array_size(runs),
+			"%.0f --rpc-zstd-fraction %.3f --rpc-fanout-scale %.4g", json_array_size(runs),
 			json_array_size(runs) == 1 ? "" : "s", best_k[0].value, best_k[1].value,
 			best_k[2].value, best_k[3].value);
-		for (int i = 0; i < NK; i++) {
+		if (nk == NK)
+			printf(" --footprint-bytes %.0f", best_k[NK - 1].value);
+		printf("\n");
+		for (int i = 0; i < nk; i++) {
 			double r = best_m[i] < band[i][0] ? best_m[i] - band[i][0] : best_m[i] >
 				band[i][1] ? best_m[i] - band[i][1] : 0;
+			const char *u = i == NK - 1 ? " MPKI" : "%";
 
-			printf("  %-26s band %g..%g%%  measured %.2f%%  residual %+.2f points\n",
-				k[i].metric, band[i][0], band[i][1], best_m[i], r);
+			printf("  %-26s band %g..%g%s  measured %.2f%s  residual %+.2f%s\n",
+				k[i].metric, band[i][0], band[i][1], u, best_m[i], u, r,
+				i == NK - 1 ? " MPKI" : " points");
 			json_object_set_new(res, k[i].metric, json_pack("{s:f,s:f,s:f,s:f,s:s}", "lo",
 				band[i][0], "hi", band[i][1], "measured", best_m[i], "residual", r,
 				"knob", k[i].flag));
 		}
 		out = json_pack("{s:i,s:o,s:{s:s,s:s,s:o,s:o,s:o,s:o,s:f,s:s}}",
 			"frontload_profile", FL_PROFILE_VERSION, "leaf_args",
-			cl_leaf_args(best_k, NK, base), "calibrated", "command", cmd, "targets",
+			cl_leaf_args(best_k, nk, base), "calibrated", "command", cmd, "targets",
 			tpath, "host", host ? host : json_null(), "build", build ? build : json_null(),
 			"residuals", res, "runs", json_incref(runs), "wall_s", fm_now() - t0, "path",
-			"native (validate --hardware: perf cpu-clock profile); L1i MPKI and the mix not "
-			"fitted: validate --simulate --profile FILE measures them");
+			nk == NK ? "native shares (validate: perf cpu-clock profile) and simulated L1i "
+			"MPKI (validate: callgrind, zen4 model); the rest of the mix not fitted: "
+			"validate --profile FILE judges it" : "native (validate --hardware: perf "
+			"cpu-clock profile); L1i MPKI and the mix not fitted: validate --simulate "
+			"--profile FILE measures them");
 		if (out == NULL || json_dump_file(out, a.out, JSON_INDENT(2)) != 0) {
 			fprintf(stderr, FM_PROG ": cannot write %s: %s\n", a.out, strerror(errno));
 			goto done;

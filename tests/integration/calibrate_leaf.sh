@@ -1,12 +1,15 @@
 #!/bin/sh
 # calibrate_leaf.sh: leaf profiles end to end: `frontload-measure calibrate --leaf` fits the
-# running leaf's CPU profile (two native validate runs) and writes a profile, which
-# frontload-leaf, frontload run and validate load with --profile FILE.
-#   1. calibrate --leaf --runs 2: exit 0 or 3 (a share outside its band), the profile holds
-#      the four fitted knobs under leaf_args, a residual for each fitted share (0 inside its
-#      band, the distance to the band outside), both runs with their measured shares; each
-#      knob of run 2 did not move away from its band (not down when the share was below it,
-#      not up when above; the zstd fraction also answers the fanout step);
+# running leaf's CPU profile and L1i MPKI (two validate runs, native and simulated) and
+# writes a profile, which frontload-leaf, frontload run and validate load with --profile.
+#   1. calibrate --leaf --runs 2: exit 0 or 3 (a figure outside its band), the profile
+#      holds the five fitted knobs under leaf_args (--footprint-bytes among them), a
+#      residual for each fitted figure (0 inside its band, the distance to the band
+#      outside), both runs with their measured figures (L1i MPKI a number); each knob of
+#      run 2 did not move away from its band (not down when the share was below it, not up
+#      when above; the footprint up when the MPKI was above its band, down when below; the
+#      zstd fraction also answers the fanout step, the extractors per story the
+#      footprint's step: x footprint ratio^-0.8);
 #   2. frontload-leaf --profile: the profile's knobs are the leaf's (stats config), a flag
 #      on the command line wins over the profile's, a profile naming --port, an unknown
 #      flag, a value out of range or a file that is not a profile is refused (exit 2)
@@ -16,45 +19,58 @@
 #      --leaf it is refused;
 #   4. SIGTERM during a fit's second run: exit 143, the finished run written as the
 #      profile, nothing of the stopped validate's service left.
+#   5. --hardware: the four shares only, the start profile's footprint kept as it was.
 # Skipped under sanitizers (timed windows) and without perf (the CPU profile).
 # fl-test: retries=1
-FL_WATCHDOG_S=${FL_WATCHDOG_S:-300}
+FL_WATCHDOG_S=${FL_WATCHDOG_S:-420}
 . "$FL_SRCDIR/tests/integration/common.inc"
 
 [ -z "${FL_SANITIZERS:-}" ] || skip "sanitizer build ($FL_SANITIZERS): timed native windows"
 command -v perf >/dev/null 2>&1 || skip "perf is not installed (apt-get install linux-perf)"
 command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (the simulated L1i MPKI)"
 M=$B/frontload-measure
 RUN=$B/frontload
 [ -x "$M" ] || fail "$M not built"
 P=$T/profile.json
 
 # 1. Two runs of the fit.
-timeout 200 "$M" calibrate --leaf --runs 2 --window 4 --warmup 2 --write-profile "$P" \
-	--keep "$T/cal" >"$T/cal.out" 2>"$T/cal.err"
+timeout 300 "$M" calibrate --leaf --runs 2 --window 4 --warmup 2 --sim-requests 2 \
+	--write-profile "$P" --keep "$T/cal" >"$T/cal.out" 2>"$T/cal.err"
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "calibrate --leaf exited $rc: $(tail -n 4 "$T/cal.err" | tr '\n' ' ')"
 [ -s "$P" ] || fail "no profile written"
 q() { jq -r "$1" "$P"; }
 assert_eq "$(q '.frontload_profile')" 1 "frontload_profile"
-for k in extractors-per-story rank-passes rpc-zstd-fraction rpc-fanout-scale; do
+for k in extractors-per-story rank-passes rpc-zstd-fraction rpc-fanout-scale footprint-bytes; do
 	v=$(q ".leaf_args[\"$k\"]")
 	case $v in null | '' | *[!0-9.e+-]*) fail "leaf_args.$k is not a number: $v" ;; esac
 done
 nres=$(q '[.calibrated.residuals[] | select((.residual | type) == "number" and
 	(if .measured < .lo then .residual < 0 elif .measured > .hi then .residual > 0
 	 else .residual == 0 end))] | length')
-assert_eq "$nres" 4 "residuals that match their bands"
+assert_eq "$nres" 5 "residuals that match their bands"
+mpki=$(q '.calibrated.runs[0].measured.l1i_mpki | if type == "number" then . * 100 | round / 100 else . end')
+case $mpki in null | '' | *[!0-9.e+-]*) fail "run 1's L1i MPKI is not a number: $mpki" ;; esac
 nruns=$(q '.calibrated.runs | length')
 [ "$nruns" = 2 ] || [ "$rc" = 0 ] || fail "runs kept: $nruns, want 2 (or 1 when it fit at once)"
 if [ "$nruns" = 2 ]; then
 	# Each knob moved toward its band: up when the share was below, down when above.
-	bad=$(jq -r '.calibrated as $c | [$c.residuals | to_entries[] | .key as $m | .value.knob as $k |
-		($c.runs[0].measured_pct[$m]) as $s | ($c.runs[0].leaf_args[$k]) as $v0 |
+	# The shares' knobs follow their share; the footprint goes the other way (a larger
+	# one lowers the MPKI); the calls knob moves by its own step x footprint ratio^-0.8.
+	bad=$(jq -r '.calibrated as $c | ($c.runs[1].leaf_args["footprint-bytes"] /
+		$c.runs[0].leaf_args["footprint-bytes"]) as $fr |
+		[$c.residuals | to_entries[] | .key as $m | .value.knob as $k |
+		($c.runs[0].measured[$m]) as $s | ($c.runs[0].leaf_args[$k]) as $v0 |
 		($c.runs[1].leaf_args[$k]) as $v1 |
-		select(($s < .value.lo and $v1 < $v0 and $k != "rpc-zstd-fraction") or
-			($s > .value.hi and $v1 > $v0 and $k != "rpc-zstd-fraction")) |
-		"\($k) \($v0) -> \($v1) at \($s)%"] | join("; ")' "$P")
+		(if $k == "footprint-bytes" then -1 else 1 end) as $dir |
+		(if $k == "extractors-per-story" then
+			(((.value.lo + .value.hi) / 200) as $t | ($s / 100) as $x |
+			 (($t / (1 - $t)) / ($x / (1 - $x)) | log) * 0.8 - 0.8 * ($fr | log))
+		 elif $s < .value.lo then $dir elif $s > .value.hi then -$dir else 0 end) as $want |
+		select($k != "rpc-zstd-fraction" and
+			(($want > 0 and $v1 < $v0) or ($want < 0 and $v1 > $v0))) |
+		"\($k) \($v0) -> \($v1) at \($s)"] | join("; ")' "$P")
 	[ -z "$bad" ] || fail "knobs moved away from their bands: $bad"
 fi
 ext=$(q '.calibrated.residuals.profile_extract_pct.measured * 10 | round / 10')
@@ -98,8 +114,8 @@ assert_eq "$(get "$T/run/leaf0-stats.json" config.rank_passes)" "$rp" "the run's
 grep -q "profile" "$T/run2.out" || fail "run --profile --leaf: no message naming --profile: $(cat "$T/run2.out")"
 # 4. SIGTERM during the second run: exit 143, the first run's profile written, the
 #    service of the stopped validate gone.
-"$M" calibrate --leaf --runs 3 --window 4 --warmup 2 --seed 4343 --write-profile "$T/stop.json" \
-	>"$T/stop.out" 2>"$T/stop.err" &
+"$M" calibrate --leaf --hardware --runs 3 --window 4 --warmup 2 --seed 4343 \
+	--write-profile "$T/stop.json" >"$T/stop.out" 2>"$T/stop.err" &
 cp=$!
 FL_PIDS="$FL_PIDS $cp"
 i=0
@@ -117,6 +133,18 @@ assert_eq "$(jq '.calibrated.runs | length' "$T/stop.json")" 1 "runs in the prof
 sleep 1
 left=$(pgrep -f -- "--seed 4343" | tr '\n' ' ')
 [ -z "$left" ] || fail "processes of the stopped fit left: $left"
+# 5. --hardware holds the footprint: the one written is the start profile's, and no run
+#    measured an L1i MPKI.
+printf '{"frontload_profile": 1, "leaf_args": {"footprint-bytes": "96k"}}\n' >"$T/fp.json"
+timeout 120 "$M" calibrate --leaf --hardware --runs 1 --window 4 --warmup 2 --profile "$T/fp.json" \
+	--write-profile "$T/hw.json" >"$T/hw.out" 2>"$T/hw.err"
+rc5=$?
+[ "$rc5" = 0 ] || [ "$rc5" = 3 ] || fail "calibrate --leaf --hardware exited $rc5: $(tail -n 3 "$T/hw.err")"
+assert_eq "$(jq -r '.leaf_args["footprint-bytes"]' "$T/hw.json")" 96k "--hardware: the start profile's footprint"
+assert_eq "$(jq -r '.calibrated.residuals | keys | length' "$T/hw.json")" 4 "--hardware: residuals"
+assert_eq "$(jq -r '.calibrated.runs[0].measured | has("l1i_mpki")' "$T/hw.json")" false \
+	"--hardware: a run with an L1i MPKI"
 echo "calibrate --leaf: $nruns runs (exit $rc), extraction $ext% at $eps extractors per story," \
-	"rank passes $rp; the leaf and frontload run load the profile, 4 bad profiles refused;" \
-	"SIGTERM: exit 143, 1 run written, nothing left"
+	"rank passes $rp, L1i MPKI $mpki at run 1; the leaf and frontload run load the profile," \
+	"4 bad profiles refused; SIGTERM: exit 143, 1 run written, nothing left; --hardware" \
+	"keeps the footprint"
