@@ -9,7 +9,8 @@
 #      run 2 did not move away from its band (not down when the share was below it, not up
 #      when above; the footprint up when the MPKI was above its band, down when below; the
 #      zstd fraction also answers the fanout step, the extractors per story the
-#      footprint's step: x footprint ratio^-0.8);
+#      footprint's step: x footprint ratio^-beta); the confirmation run measured the
+#      written knobs again, with a residual for each figure, and the exit status follows it;
 #   2. frontload-leaf --profile: the profile's knobs are the leaf's (stats config), a flag
 #      on the command line wins over the profile's, a profile naming --port, an unknown
 #      flag, a value out of range or a file that is not a profile is refused (exit 2)
@@ -50,6 +51,12 @@ nres=$(q '[.calibrated.residuals[] | select((.residual | type) == "number" and
 	(if .measured < .lo then .residual < 0 elif .measured > .hi then .residual > 0
 	 else .residual == 0 end))] | length')
 assert_eq "$nres" 5 "residuals that match their bands"
+assert_eq "$(jq -c '.calibrated.confirmation.leaf_args' "$P")" "$(jq -c '.leaf_args' "$P")" \
+	"the confirmation run's knobs"
+assert_eq "$(q '.calibrated.confirmation.residuals | keys | length')" 5 "confirmation residuals"
+cin=$(q '[.calibrated.confirmation.residuals[] | select(.residual != 0)] | length')
+if [ "$cin" = 0 ]; then want=0; else want=3; fi
+assert_eq "$rc" "$want" "exit status after a confirmation with $cin figures out of band"
 mpki=$(q '.calibrated.runs[0].measured.l1i_mpki | if type == "number" then . * 100 | round / 100 else . end')
 case $mpki in null | '' | *[!0-9.e+-]*) fail "run 1's L1i MPKI is not a number: $mpki" ;; esac
 nruns=$(q '.calibrated.runs | length')
@@ -57,16 +64,18 @@ nruns=$(q '.calibrated.runs | length')
 if [ "$nruns" = 2 ]; then
 	# Each knob moved toward its band: up when the share was below, down when above.
 	# The shares' knobs follow their share; the footprint goes the other way (a larger
-	# one lowers the MPKI); the calls knob moves by its own step x footprint ratio^-0.8.
+	# one lowers the MPKI); the calls knob moves by its own step x footprint ratio^-beta.
 	bad=$(jq -r '.calibrated as $c | ($c.runs[1].leaf_args["footprint-bytes"] /
 		$c.runs[0].leaf_args["footprint-bytes"]) as $fr |
+		$c.runs[0].measured.footprint_beta as $beta |
 		[$c.residuals | to_entries[] | .key as $m | .value.knob as $k |
 		($c.runs[0].measured[$m]) as $s | ($c.runs[0].leaf_args[$k]) as $v0 |
 		($c.runs[1].leaf_args[$k]) as $v1 |
 		(if $k == "footprint-bytes" then -1 else 1 end) as $dir |
 		(if $k == "extractors-per-story" then
 			(((.value.lo + .value.hi) / 200) as $t | ($s / 100) as $x |
-			 (($t / (1 - $t)) / ($x / (1 - $x)) | log) * 0.8 - 0.8 * ($fr | log))
+			 ((($t / (1 - $t)) / ($x / (1 - $x)) | log) * 0.8) as $own |
+			 ([[$own, (4 | log)] | min, -(4 | log)] | max) - $beta * ($fr | log))
 		 elif $s < .value.lo then $dir elif $s > .value.hi then -$dir else 0 end) as $want |
 		select($k != "rpc-zstd-fraction" and
 			(($want > 0 and $v1 < $v0) or ($want < 0 and $v1 > $v0))) |
@@ -130,6 +139,7 @@ wait "$cp"
 src=$?
 assert_eq "$src" 143 "calibrate --leaf exit status after SIGTERM"
 assert_eq "$(jq '.calibrated.runs | length' "$T/stop.json")" 1 "runs in the profile written after SIGTERM"
+assert_eq "$(jq '.calibrated.confirmation' "$T/stop.json")" null "a confirmation run after SIGTERM"
 sleep 1
 left=$(pgrep -f -- "--seed 4343" | tr '\n' ' ')
 [ -z "$left" ] || fail "processes of the stopped fit left: $left"
@@ -142,6 +152,8 @@ rc5=$?
 [ "$rc5" = 0 ] || [ "$rc5" = 3 ] || fail "calibrate --leaf --hardware exited $rc5: $(tail -n 3 "$T/hw.err")"
 assert_eq "$(jq -r '.leaf_args["footprint-bytes"]' "$T/hw.json")" 96k "--hardware: the start profile's footprint"
 assert_eq "$(jq -r '.calibrated.residuals | keys | length' "$T/hw.json")" 4 "--hardware: residuals"
+assert_eq "$(jq -r '.calibrated.confirmation.residuals | keys | length' "$T/hw.json")" 4 \
+	"--hardware: confirmation residuals"
 assert_eq "$(jq -r '.calibrated.runs[0].measured | has("l1i_mpki")' "$T/hw.json")" false \
 	"--hardware: a run with an L1i MPKI"
 echo "calibrate --leaf: $nruns runs (exit $rc), extraction $ext% at $eps extractors per story," \
