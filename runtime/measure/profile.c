@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,22 @@ const char *fm_prof_cat_id(enum fm_prof_cat c)
 const char *fm_prof_cat_label(enum fm_prof_cat c)
 {
 	return (unsigned)c < FM_PROF_N ? cat_labels[c] : "other";
+}
+
+void fm_prof_share_ci95(uint64_t k, uint64_t n, double *lo, double *hi)
+{
+	const double z = 1.959964;
+
+	if (n == 0 || k > n) {
+		*lo = *hi = NAN;
+		return;
+	}
+	double p = (double)k / (double)n, d = 1 + z * z / (double)n;
+	double c = (p + z * z / (2.0 * (double)n)) / d;
+	double h = z / d * sqrt(p * (1 - p) / (double)n + z * z / (4.0 * (double)n * (double)n));
+
+	*lo = 100 * fmax(0, c - h);
+	*hi = 100 * fmin(1, c + h);
 }
 
 static const char *const pool_names[FM_PPOOL_N] = { "ranker", "io", "fanout", "other" };

@@ -39,6 +39,11 @@ enum fm_prof_cat {
 const char *fm_prof_cat_id(enum fm_prof_cat c);
 const char *fm_prof_cat_label(enum fm_prof_cat c);
 
+/* The 95% interval of a share of k samples in n, in percent (Wilson score interval: the
+ * samples taken as independent draws, which periodic sampling of a steady load roughly
+ * is). *lo = *hi = NAN when n is 0. */
+void fm_prof_share_ci95(uint64_t k, uint64_t n, double *lo, double *hi);
+
 #define FM_PROF_PAT 96     /* bytes of one glob */
 #define FM_PROF_CONDS 3    /* conditions of one rule */
 

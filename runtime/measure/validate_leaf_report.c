@@ -161,10 +161,14 @@ json_t *vl_profile_json(const struct vl_prof *pr)
 					pr->p.syms[i].name, "samples", (json_int_t)pr->p.syms[i].samples));
 				n++;
 			}
+		double lo, hi;
+
+		fm_prof_share_ci95(pr->p.samples[k], pr->p.total, &lo, &hi);
 		json_object_set_new(c, fm_prof_cat_id((enum fm_prof_cat)k), json_pack(
-			"{s:s,s:I,s:o,s:o}", "label", fm_prof_cat_label((enum fm_prof_cat)k),
+			"{s:s,s:I,s:o,s:[o,o],s:o}", "label", fm_prof_cat_label((enum fm_prof_cat)k),
 			"samples", (json_int_t)pr->p.samples[k], "pct",
-			vl_num(vl_pct(pr->p.samples[k], pr->p.total)), "top", top));
+			vl_num(vl_pct(pr->p.samples[k], pr->p.total)), "pct_ci95", vl_num(lo),
+			vl_num(hi), "top", top));
 	}
 	json_object_set_new(o, "categories", c);
 	json_t *pools = json_object();
@@ -222,11 +226,18 @@ void vl_print_profile(const struct vl_prof *pr)
 		printf("  unsupported: %s\n", pr->why[0] ? pr->why : "no samples");
 		return;
 	}
-	printf("  %llu samples, %llu in the kernel\n", (unsigned long long)pr->p.total,
+	printf("  %llu samples, %llu in the kernel; each share with its 95%% interval "
+		"(Wilson, samples as independent draws)\n", (unsigned long long)pr->p.total,
 		(unsigned long long)pr->p.kernel);
 	for (int k = 0; k < FM_PROF_N; k++) {
-		printf("  %-22s %6llu  %5.1f%%", fm_prof_cat_label((enum fm_prof_cat)k),
-			(unsigned long long)pr->p.samples[k], vl_pct(pr->p.samples[k], pr->p.total));
+		double lo, hi;
+		char ci[40];
+
+		fm_prof_share_ci95(pr->p.samples[k], pr->p.total, &lo, &hi);
+		snprintf(ci, sizeof ci, "(%.1f..%.1f)", lo, hi);
+		printf("  %-22s %6llu  %5.1f%% %-13s", fm_prof_cat_label((enum fm_prof_cat)k),
+			(unsigned long long)pr->p.samples[k], vl_pct(pr->p.samples[k], pr->p.total),
+			ci);
 		for (size_t i = 0, n = 0; i < pr->p.nsyms && n < 2; i++)
 			if (pr->p.syms[i].cat == (enum fm_prof_cat)k) {
 				printf("%s %s %llu", n ? "," : "  top:", pr->p.syms[i].name,
