@@ -307,16 +307,18 @@ void vl_print_targets(const struct fl_targets *tg, const struct fl_measured m[T_
 		snprintf(val, sizeof val, m[k].available ? "%.2f" : "-", m[k].value);
 		printf("%-38s %-12s %10s  %-13s %s\n", x->label, fl_target_str(x, t, sizeof t),
 			val, fl_verdict_name(v), fl_path_name(m[k].path));
-		if (!m[k].available)
+		/* Unmeasured: why; measured: a note on how well (a sampled share's interval). */
+		if (m[k].why[0])
 			printf("    %s\n", m[k].why);
 		if (v == FL_VERDICT_FAIL && x->knob[0])
 			printf("    what moves it: %s\n", x->knob);
 		const struct fl_tgt_source *src = fl_targets_source(tg, x->source);
-		json_array_append_new(tj, json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s}", "metric",
-			x->metric, "label", x->label, "target", fl_target_str(x, t, sizeof t),
-			"measured", m[k].available ? json_real(m[k].value) : json_null(), "why",
-			m[k].why, "verdict", fl_verdict_name(v), "path", fl_path_name(m[k].path),
-			"source", src ? src->url : ""));
+		json_array_append_new(tj, json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s}",
+			"metric", x->metric, "label", x->label, "target", fl_target_str(x, t,
+			sizeof t), "measured", m[k].available ? json_real(m[k].value) : json_null(),
+			"why", m[k].available ? "" : m[k].why, "note", m[k].available ? m[k].why : "",
+			"verdict", fl_verdict_name(v), "path", fl_path_name(m[k].path), "source",
+			src ? src->url : ""));
 	}
 }
 
@@ -362,5 +364,13 @@ void vl_measure(struct fl_measured m[T_N], const struct vl_sim *s, int have_sim,
 		if (!m[T_P_EXTRACT + i].available)
 			snprintf(m[T_P_EXTRACT + i].why, sizeof m[0].why, "%s", !pr->want ?
 				"--no-profile" : pr->why[0] ? pr->why : "no samples");
+		else {
+			double lo, hi;
+
+			fm_prof_share_ci95(pr->p.samples[pc[i]], pr->p.total, &lo, &hi);
+			snprintf(m[T_P_EXTRACT + i].why, sizeof m[0].why, "%llu of %llu samples, 95%% "
+				"interval %.2f..%.2f", (unsigned long long)pr->p.samples[pc[i]],
+				(unsigned long long)pr->p.total, lo, hi);
+		}
 	}
 }
