@@ -18,7 +18,7 @@
  * (flat dispatch: every function cold when it is called again), so the process's MPKI is
  * set by the generated code's share of the instructions, and at a fixed extraction share
  * of the CPU that share follows the cost of a call, which grows with the footprint (the
- * L2 and LLC hit less). See cl_step_footprint.
+ * L2 and LLC hit less). See cl_foot_step and calib_foot.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
