@@ -464,6 +464,20 @@ static json_t *cl_residuals(const struct cl_knob *k, int nk, const double *m,
 	return res;
 }
 
+/* The fitted figures of a validate run (v) into m[0..nk-1], NAN when not measured;
+ * returned as JSON, null for those. */
+static json_t *cl_measure(const json_t *v, const struct cl_knob *k, int nk, double *m)
+{
+	json_t *mo = json_object();
+
+	for (int i = 0; i < nk; i++) {
+		m[i] = cl_measured(v, k[i].metric);
+		json_object_set_new(mo, k[i].metric, isfinite(m[i]) ? json_real(m[i]) :
+			json_null());
+	}
+	return mo;
+}
+
 /* The best run was chosen among noisy runs: measure its knobs once more (run n) and
  * return {leaf_args, measured, score, residuals}, or {error} when the run failed; *sc is
  * its squared miss (NAN when not measured). */
@@ -473,21 +487,16 @@ static json_t *cl_confirm(const struct cl_args *a, const char *self, const char 
 {
 	char err[4400];
 	double m[8];
-	json_t *la = cl_leaf_args(best, nk, base), *v, *mo = json_object(), *c;
+	json_t *la = cl_leaf_args(best, nk, base), *v, *mo, *c;
 
 	*sc = NAN;
 	v = cl_run(a, self, dir, n, la, err, sizeof(err));
 	if (v == NULL) {
 		fprintf(stderr, FM_PROG ": confirmation run: %s\n", err);
 		json_decref(la);
-		json_decref(mo);
 		return json_pack("{s:s}", "error", err);
 	}
-	for (int i = 0; i < nk; i++) {
-		m[i] = cl_measured(v, best[i].metric);
-		json_object_set_new(mo, best[i].metric, isfinite(m[i]) ? json_real(m[i]) :
-			json_null());
-	}
+	mo = cl_measure(v, best, nk, m);
 	json_decref(v);
 	*sc = cl_score(m, band, nk);
 	c = json_pack("{s:o,s:o,s:o}", "leaf_args", la, "measured", mo, "score",
@@ -578,21 +587,16 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 	}
 	for (nrun = 1; nrun <= (int)a.runs; nrun++) {
-		json_t *la = cl_leaf_args(k, nk, base), *v, *mo = json_object();
+		json_t *la = cl_leaf_args(k, nk, base), *v, *mo;
 		double m[NK], sc, ffoot = 1, beta = CL_FOOT_BETA, cost;
 
 		v = cl_run(&a, self, dir, nrun, la, err, sizeof(err));
 		if (v == NULL) {
 			fprintf(stderr, FM_PROG ": run %d: %s\n", nrun, err);
 			json_decref(la);
-			json_decref(mo);
 			break;
 		}
-		for (int i = 0; i < nk; i++) {
-			m[i] = cl_measured(v, k[i].metric);
-			json_object_set_new(mo, k[i].metric, isfinite(m[i]) ? json_real(m[i]) :
-				json_null());
-		}
+		mo = cl_measure(v, k, nk, m);
 		json_object_set_new(mo, "extract_cpu_pct", json_real(cl_measured(v,
 			"extract_cpu_pct")));
 		if (nk == NK) {
