@@ -138,25 +138,88 @@ fail:
 	return -1;
 }
 
+const char *fl_profile_given(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], "--profile=", 10) == 0)
+			return argv[i] + 10;
+	}
+	return NULL;
+}
+
+/* The integer key of o as a string for a message, "missing" when absent or not one. */
+static int build_field(const json_t *o, const char *key, long long *v)
+{
+	const json_t *x = json_object_get(o, key);
+
+	if (!json_is_integer(x))
+		return -1;
+	*v = json_integer_value(x);
+	return 0;
+}
+
+int fl_profile_fits_build(const char *path, const char *build_info, char *why,
+	size_t whylen)
+{
+	static const char *const keys[] = { "functions", "variants", "copies", "seed", NULL };
+	json_error_t je;
+	json_t *prof = json_load_file(path, 0, &je), *lib = NULL;
+	const json_t *pb;
+	int rc = -1;
+
+	if (prof == NULL) {
+		snprintf(why, whylen, "%s: %s", path, je.text);
+		return -1;
+	}
+	lib = json_loads(build_info ? build_info : "", 0, &je);
+	if (!json_is_object(lib)) {
+		snprintf(why, whylen, "the library's build info is not JSON: %s", je.text);
+		goto out;
+	}
+	pb = json_object_get(json_object_get(prof, "calibrated"), "build");
+	if (!json_is_object(pb)) {
+		snprintf(why, whylen, "%s records no calibrated.build", path);
+		rc = 0;
+		goto out;
+	}
+	rc = 1;
+	for (int i = 0; keys[i] && rc == 1; i++) {
+		long long a, b;
+
+		if (build_field(pb, keys[i], &a) != 0) {
+			snprintf(why, whylen, "%s: calibrated.build.%s missing", path, keys[i]);
+			rc = 0;
+		} else if (build_field(lib, keys[i], &b) != 0) {
+			snprintf(why, whylen, "the library's build info has no %s", keys[i]);
+			rc = 0;
+		} else if (a != b) {
+			snprintf(why, whylen, "calibrated for %s %lld, the library has %lld", keys[i],
+				a, b);
+			rc = 0;
+		}
+	}
+out:
+	json_decref(prof);
+	json_decref(lib);
+	return rc;
+}
+
 int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***argv_out,
 	int *argc_out, char *err, size_t errlen)
 {
-	const char *path = NULL;
+	const char *path = fl_profile_given(argc, argv);
 	char **av;
 	int k = 0;
 
 	*argv_out = NULL;
 	*nargs = 0;
-	for (int i = 1; i < argc && path == NULL; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
-			path = argv[i + 1];
-		else if (strncmp(argv[i], "--profile=", 10) == 0)
-			path = argv[i] + 10;
-	}
-	if (path == NULL)
-		return 0;  /* none, or "--profile" without a value: the parser says so */
+	/* None, "--profile" without a value (the parser says so), or none asked for. */
+	if (path == NULL || strcmp(path, "none") == 0)
+		return 0;
 	if (fl_profile_args(path, args, nargs, err, errlen) != 0)
 		return -1;
 	av = malloc(((size_t)argc + (size_t)*nargs + 1) * sizeof(*av));

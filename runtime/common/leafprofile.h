@@ -25,6 +25,14 @@
 int fl_profile_resolve(const char *name, char *out, size_t outlen, char *err,
 	size_t errlen);
 
+/* Whether the profile at path (a file) was calibrated for the extractor library whose
+ * fl_build_info() JSON is build_info: its calibrated.build must give the same functions,
+ * variants, copies and seed (the code the knobs were fitted on; the compiler and linker
+ * may differ). 1 when it does, 0 when not (why says which field differs or is missing),
+ * -1 when either JSON cannot be read (why says so). */
+int fl_profile_fits_build(const char *path, const char *build_info, char *why,
+	size_t whylen);
+
 /* The profile's flags as an argv fragment ("--name", value...) in out (malloc'd strings,
  * *n of them, at most FL_PROFILE_MAX_ARGS). 0, or -1 with err naming the file and what is
  * wrong in it. */
@@ -34,7 +42,11 @@ void fl_profile_args_free(char **args, int n);
 /* argv with the profile's flags inserted after argv[0] (the command line's come after, so
  * they win): *argv_out is malloc'd (argc_out + 1 entries, NULL-terminated; the strings are
  * argv's and args'). The profile is the value of the first --profile FILE or
- * --profile=FILE in argv; without one, *argv_out is NULL. 0, or -1 with err. */
+ * --profile=FILE in argv; without one, or with --profile none, *argv_out is NULL. 0, or -1
+ * with err. */
+/* The value of the first --profile in argv (before any "--"), NULL when there is none. */
+const char *fl_profile_given(int argc, char **argv);
+
 int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***argv_out,
 	int *argc_out, char *err, size_t errlen);
 

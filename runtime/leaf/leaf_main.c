@@ -76,6 +76,10 @@ struct leaf_config {
 	char *profile_argv[FL_PROFILE_MAX_ARGS];  /* the --profile's flags (owned; the fields
 	                                             above may point into them) */
 	int profile_argc;
+	char profile_file[4096];    /* the default profile applied, when no --profile given */
+	char profile_source[1024];   /* where the knobs came from (stats: config.profile_source) */
+	struct fl_lib lib_probe;    /* the library, opened to check the default profile's build;
+	                               closed once the pipeline holds it */
 };
 
 /* Every flag: parsing, --help and the stats "config" echo (keys: name with - as _) all
@@ -163,11 +167,15 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"and iTLB misses, branches, branch misses, front-end stalled cycles; about 7 "
 		"descriptors per thread, nothing per request). A host without counters runs "
 		"anyway and says why. Stats: pmu"),
-	FL_OPT_STR("profile", profile, "FILE", NULL, "workload knobs from a profile "
-		"(JSON, leafprofile.h; frontload-measure calibrate --leaf writes one): its "
-		"leaf_args are applied before this command line, whose flags win. Flags that place "
-		"the process (ports, files, --mock, --lib, --tls-dir) are refused in a profile. "
-		"Stats: config.profile and config.profile_args"),
+	FL_OPT_STR("profile", profile, "FILE|NAME|none", NULL, "workload knobs from a profile "
+		"(JSON, leafprofile.h; frontload-measure calibrate --leaf writes one; NAME = the "
+		"shipped data/profile-NAME.json): its leaf_args are applied before this command "
+		"line, whose flags win. Flags that place the process (ports, files, --mock, --lib, "
+		"--tls-dir) are refused in a profile. Without --profile the shipped profile-"
+		"default.json applies when the library is the build it was calibrated for (same "
+		"functions, variants, copies and seed: the default build, configure --copies=1000), "
+		"else none does; none = the built-in defaults shown here. Stats: config.profile, "
+		"config.profile_source and config.profile_args"),
 	FL_OPT_FLAG("quiet", quiet, "print nothing at startup and exit"),
 };
 #undef FL_CLI_OBJ
@@ -295,14 +303,70 @@ static void usage(FILE *fp, const struct fl_cli *cli, long ncpu)
 }
 
 /* Defaults, then argv into c. --help prints the usage and exits 0, a bad flag exits 2. */
+/* Without --profile: the shipped default profile when the library (--lib, else the one
+ * beside this program) is the build it was calibrated for. The library stays open in
+ * c->lib_probe (the pipeline's dlopen then shares it). Fills c->profile_file when it
+ * applies and c->profile_source either way. */
+static void config_default_profile(struct leaf_config *c)
+{
+	char err[512], why[512];
+
+	if (fl_profile_resolve("default", c->profile_file, sizeof(c->profile_file), err,
+	    sizeof(err)) != 0) {
+		c->profile_file[0] = '\0';
+		snprintf(c->profile_source, sizeof(c->profile_source), "none: no shipped "
+			"profile-default.json");
+		return;
+	}
+	if (fl_lib_open(&c->lib_probe, c->lib, err, sizeof(err)) != 0)
+		die(1, "%s", err);
+	int fits = fl_profile_fits_build(c->profile_file, c->lib_probe.build_info(), why,
+		sizeof(why));
+	if (fits == 1) {
+		snprintf(c->profile_source, sizeof(c->profile_source), "default: the shipped "
+			"profile calibrated for this library's build");
+		return;
+	}
+	snprintf(c->profile_source, sizeof(c->profile_source), "none: the shipped "
+		"profile-default.json does not fit this library (%s)", why);
+	c->profile_file[0] = '\0';
+}
+
+/* Defaults, then argv into c. --help prints the usage and exits 0, a bad flag exits 2. */
 static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu)
 {
 	struct fl_cli_opt opts[NOPTS];
 	struct fl_cli cli;
 	char defs[2][24], err[512];
+	const char *given = fl_profile_given(argc, argv);
+	char **argv_auto = NULL;
 
 	leaf_cli(&cli, opts, defs, ncpu);
 	memset(c, 0, sizeof(*c));
+	if (given == NULL) {
+		/* A first parse finds --lib (and answers --help, refuses a bad flag). */
+		int rc = fl_cli_parse(&cli, argc, argv, c, err, sizeof(err));
+		if (rc == FL_CLI_HELP) {
+			usage(stdout, &cli, ncpu);
+			exit(0);
+		}
+		if (rc != 0)
+			die(2, "%s (see --help)", err);
+		config_default_profile(c);
+		if (c->profile_file[0] != '\0') {
+			argv_auto = calloc((size_t)argc + 3, sizeof(*argv_auto));
+			if (argv_auto == NULL)
+				die(1, "out of memory");
+			memcpy(argv_auto, argv, (size_t)argc * sizeof(*argv));
+			argv_auto[argc] = "--profile";
+			argv_auto[argc + 1] = c->profile_file;
+			argv = argv_auto;
+			argc += 2;
+		}
+	} else {
+		snprintf(c->profile_source, sizeof(c->profile_source), strcmp(given, "none") == 0 ?
+			"none: --profile none" : "command line: --profile");
+	}
 	/* The profile's flags go first, so the command line's win. */
 	char **av = NULL;
 	int ac = 0;
@@ -318,6 +382,8 @@ static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu
 	if (rc != 0)
 		die(2, "%s (see --help%s)", err, c->profile_argc ? "; the --profile's flags are "
 			"parsed before the command line's" : "");
+	/* argv_auto's strings are argv's and c->profile_file: c may point into them. */
+	free(argv_auto);
 }
 
 /* --mock HOST:PORT or none. */
@@ -395,6 +461,7 @@ static json_t *config_json(struct leaf_server *s)
 	for (int i = 0; i < s->cfg.profile_argc; i++)
 		json_array_append_new(pa, json_string(s->cfg.profile_argv[i]));
 	json_object_set_new(o, "profile_args", pa);
+	json_object_set_new(o, "profile_source", json_string(s->cfg.profile_source));
 	json_object_set_new(o, "lib_path", json_string(s->base.lib.path));
 	json_object_set_new(o, "port_bound", json_integer(fl_io_port(s->io)));
 	json_object_set_new(o, "plan_functions",
@@ -467,6 +534,7 @@ static void leaf_start(struct leaf_server *s)
 	    c->active_copies, c->active_functions, c->footprint_bytes, c->dispatch,
 	    c->zipf_alpha }, 1, err, sizeof(err)) != 0)
 		die(1, "%s", err);
+	fl_lib_close(&c->lib_probe);  /* the pipeline's dlopen holds the library now */
 	if (threaded)
 		pthread_join(corpus_thread, NULL);
 	if (cj.rc != 0)
@@ -617,6 +685,8 @@ static void leaf_banner(struct leaf_server *s)
 		(unsigned)fl_io_port(s->io), c->tls ? "TLS" : "plain TCP",
 		c->stats_file ? c->stats_file : "off");
 	printf("  library:   %s\n", s->base.lib.path);
+	printf("  profile:   %s%s%s\n", c->profile && strcmp(c->profile, "none") ? c->profile :
+		"none", " -- ", c->profile_source);
 	printf("  footprint: %zu functions in the plan of %zu in the library (%u of %u copies "
 		"per variant)\n", fl_plan_footprint(&s->base.plan), s->base.lib.n, s->base.plan.active_copies,
 		s->base.plan.copies);

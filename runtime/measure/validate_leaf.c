@@ -73,6 +73,15 @@ void vl_say(const struct vl_args *a, const char *fmt, ...)
  * (the native window's CPU per request x FM_SLOWDOWN, valgrind running one thread at a
  * time, plus its median latency, which the mock's delays dominate), within
  * [0.02, --qps]. */
+/* A string of the leaf stats' config (the profile it applied), or dflt. */
+static const char *vl_leaf_profile(const json_t *stats, const char *key, const char *dflt)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(stats, "config"),
+		key));
+
+	return v ? v : dflt;
+}
+
 static double vl_sim_rate(const struct vl_args *a, const struct vl_phase *nat, json_t *sw)
 {
 	double sent = (double)json_integer_value(json_object_get(nat->step, "sent"));
@@ -176,6 +185,8 @@ int fm_validate_leaf_main(int argc, char **argv)
 		goto done;
 	sw = fm_stage_window(nat.before, nat.after);
 	pmu = fm_pmu_window(nat.before, nat.after);
+	vl_say(&a, "leaf profile: %s (%s)", vl_leaf_profile(nat.after, "profile", "none"),
+		vl_leaf_profile(nat.after, "profile_source", "not in the leaf's stats"));
 	if (prof.want && prof.why[0] == '\0') {
 		struct fm_prof_rules rs;
 		if (fl_data_path("profile_categories.txt", rules, sizeof rules, prof.why,
@@ -292,6 +303,10 @@ int fm_validate_leaf_main(int argc, char **argv)
 	json_object_set_new(json_object_get(out, "config"), "sim_leaves", json_integer(nsim));
 	json_object_set_new(json_object_get(out, "config"), "leaf_profile", a.leaf_profile ?
 		json_string(a.leaf_profile) : json_null());
+	/* What the leaf applied (without --profile: the default profile when it fits). */
+	json_object_set_new(json_object_get(out, "config"), "leaf_profile_applied", nat.after ?
+		json_pack("{s:s,s:s}", "profile", vl_leaf_profile(nat.after, "profile", "none"),
+		"source", vl_leaf_profile(nat.after, "profile_source", "unknown")) : json_null());
 	json_object_set_new(out, "native", vl_phase_json(&nat));
 	json_object_set_new(out, "simulated", a.hardware ? json_null() : vl_sims_json(sims,
 		nsim, sim_whole, sim_why, sim_wall, sreq));

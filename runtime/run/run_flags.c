@@ -89,10 +89,15 @@ static const struct fl_cli_opt run_opts[] = {
 		"--driver-ssh runs, split on spaces (add -i KEY, -p PORT, -F CONFIG here)"),
 	FL_OPT_FLAG("pin", cfg.pin, "also pin the mock, leaf and driver of an instance to "
 		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
-	FL_OPT_STR("profile", cfg.profile, "FILE", NULL, "a leaf profile (frontload-measure "
-		"calibrate --leaf writes one): every leaf started gets --profile FILE, its "
-		"workload knobs before the leaf's other flags (--leaf-args win); result.json "
-		"keeps the path and the profile's leaf_args. Not with --leaf"),
+	FL_OPT_STR("profile", cfg.profile, "FILE|NAME|none", NULL, "a leaf profile "
+		"(frontload-measure calibrate --leaf writes one; NAME = the shipped "
+		"data/profile-NAME.json): every leaf started gets --profile FILE, its workload "
+		"knobs before the leaf's other flags (--leaf-args win); result.json keeps the path "
+		"and the profile's leaf_args. Not given: each leaf applies the shipped default "
+		"profile when its library is the build that profile was calibrated for (the "
+		"default build), else its built-in knobs; none = the built-in knobs always. What "
+		"a leaf applied: result.json leaf_stats[].leaf_config.profile_source. Not with "
+		"--leaf"),
 	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
 		"per instance) instead of starting mock and leaf"),
 	FL_OPT_STR("mock", cfg.mock, "HOST:PORT[,...]", NULL, "use running mocks (one shared, "
@@ -332,15 +337,17 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 		fl_errf(err, errlen, "--draws: '%s' is not common or fresh", c->draws);
 		return -1;
 	}
-	if (c->profile) {
+	if (c->profile && c->leaf) {
+		fl_errf(err, errlen, "--profile: the leaves given with --leaf run with the "
+			"flags they were started with; give the profile to them");
+		return -1;
+	}
+	if (c->profile && strcmp(c->profile, "none") == 0) {
+		snprintf(c->profile_path, sizeof(c->profile_path), "none");
+	} else if (c->profile) {
 		char *args[FL_PROFILE_MAX_ARGS];
 		int n = 0;
 
-		if (c->leaf) {
-			fl_errf(err, errlen, "--profile: the leaves given with --leaf run with the "
-				"flags they were started with; give the profile to them");
-			return -1;
-		}
 		/* Checked here, so a bad profile stops the run before anything starts. */
 		if (fl_profile_args(c->profile, args, &n, err, errlen) != 0)
 			return -1;

@@ -15,6 +15,7 @@
 #      on the command line wins over the profile's, a profile naming --port, an unknown
 #      flag, a value out of range or a file that is not a profile is refused (exit 2)
 #      with a message naming it; --profile default is runtime/data/profile-default.json;
+#      --profile none keeps the built-in knobs;
 #   3. frontload run --profile: a 2 s fixed-rate run whose leaf ran with the profile's
 #      knobs (its stats config), result.json keeping the path and the leaf_args; with
 #      --leaf it is refused;
@@ -98,6 +99,14 @@ stop_server dp
 assert_eq "$(get "$T/d.json" config.rank_passes)" \
 	"$(jq '.leaf_args["rank-passes"]' "$FL_SRCDIR/runtime/data/profile-default.json")" \
 	"rank passes of --profile default (runtime/data/profile-default.json)"
+assert_eq "$(get "$T/d.json" config.profile_source)" "command line: --profile" "profile source of --profile default"
+# --profile none: the built-in knobs (--help's defaults), said so.
+start_server np "$LEAF" --mock none --port 0 --profile none --stats-file "$T/n.json" --quiet
+stop_server np
+assert_eq "$(get "$T/n.json" config.profile_source)" "none: --profile none" "profile source of --profile none"
+assert_eq "$(get "$T/n.json" config.extractors_per_story)" \
+	"$("$LEAF" --help | sed -n 's/.*--extractors-per-story N.*\[\([0-9]*\)\].*/\1/p')" \
+	"--profile none: the built-in extractors per story"
 refuse() {
 	printf '%s\n' "$2" >"$T/bad.json"
 	"$LEAF" --mock none --profile "$T/bad.json" --quiet >"$T/bad.log" 2>&1

@@ -56,6 +56,20 @@ for w in .native .simulated.leaves[0] .simulated.leaves[$((nsim - 1))]; do
 	assert_eq "$(q "$w.driver_step.errors.total")" 0 "$w: errors"
 done
 
+# The leaf's profile, given none: the shipped default when this is the build it was
+# calibrated for (same functions, variants, copies, seed), else the built-in knobs, said so.
+fit=$(jq -r --slurpfile b "$B/config.json" '.calibrated.build as $p | $b[0] as $l |
+	[$p.functions == $l.functions, $p.variants == $l.variants, $p.copies == $l.copies,
+	 $p.seed == $l.seed] | all' "$FL_SRCDIR/runtime/data/profile-default.json")
+src=$(q '.config.leaf_profile_applied.source')
+if [ "$fit" = true ]; then
+	case $src in 'default: '*) ;; *) fail "leaf profile on the default build: $src" ;; esac
+else
+	case $src in 'none: the shipped profile-default.json does not fit this library (calibrated for '*) ;;
+	*) fail "leaf profile on this build (not the default profile's): $src" ;; esac
+	assert_eq "$(q '.config.leaf_profile_applied.profile')" none "leaf profile applied"
+fi
+
 # 2. Per-object and per-pool Ir add up to the process's; the generated library ran.
 ir=$(q '.process.ir')
 assert_gt "$ir" 0 "process Ir"
