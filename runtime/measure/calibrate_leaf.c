@@ -46,7 +46,7 @@
 
 #define CL_DAMP 0.8      /* exponent on the odds ratio: a step short of the whole way */
 #define CL_MAX_STEP 4.0  /* a knob moves by at most x4 (or /4) per run */
-#define CL_CHANNELS 16   /* --rpc-channels the fit sets (cl_base_defaults) */
+#define CL_CHANNELS 32   /* --rpc-channels the fit sets (cl_base_defaults) */
 /* The cost of a generated instruction grows as footprint^beta; beta is fitted over the
  * runs so far (calib_foot.h), this until two footprints were measured. On the default
  * build here (2026-12-05, Xeon with 2 MiB L2 per core) twelve runs from 348 KiB to 2 MiB
@@ -78,7 +78,7 @@ struct cl_knob {
 struct cl_args {
 	int leaf, quiet, hardware, no_confirm;
 	const char *out, *start, *targets, *leaf_args, *keep;
-	uint64_t runs, seed, sim_requests;
+	uint64_t runs, seed, sim_requests, repeats;
 	double qps, window_s, warmup_s;
 };
 
@@ -88,8 +88,9 @@ static const struct fl_cli_opt cl_opts[] = {
 	FL_OPT_STR("write-profile", out, "FILE", NULL, "the leaf profile to write (JSON: "
 		"leaf_args and how they were found; required)", .section = "output"),
 	FL_OPT_FLAG("quiet", quiet, "no progress lines"),
-	FL_OPT_STR("profile", start, "FILE", NULL, "start from this profile's knobs (its "
-		"other leaf_args are kept in the one written; default: the leaf's defaults)",
+	FL_OPT_STR("profile", start, "FILE|NAME", NULL, "start from this profile's knobs (its "
+		"other leaf_args are kept in the one written; NAME = the shipped "
+		"data/profile-NAME.json; default: the leaf's built-in knobs, as --profile none)",
 		.section = "the fit"),
 	FL_OPT_STR("targets", targets, "FILE", NULL, "targets file (default: "
 		"production.json, as validate)"),
@@ -101,6 +102,12 @@ static const struct fl_cli_opt cl_opts[] = {
 		"figure is in its band"),
 	FL_OPT_FLAG("no-confirm", no_confirm, "no confirmation run: the best run's knobs are "
 		"not measured again"),
+	FL_OPT_UINT("repeats", repeats, 1, 10, "K", "1", "native windows per run, 1..10: the "
+		"run's validate, then K-1 validate --hardware windows of the same knobs; each "
+		"CPU-profile share is their mean (its sampling error shrinks as 1/sqrt(K)), L1i "
+		"MPKI the one simulated window's (its requests are seeded: it repeats). Against "
+		"the best-of-noisy-runs pick: near the fit, one 10 s window reads a ~4% share to "
+		"+-0.7 points"),
 	FL_OPT_REAL("qps", qps, 0.1, 100000, "R", "40", "validate's native rate "
 		"(requests/s; the default build's fitted profile costs ~7 ms of CPU a request "
 		"here, so 40 qps fills a 10 s window with ~2,700 perf samples, 5 qps with ~350)",
@@ -138,8 +145,8 @@ static void cl_usage(FILE *fp)
 "  --footprint-bytes       L1i MPKI (simulated, misses per       l1i_mpki\n"
 "                          kilo-instruction)\n"
 "(the zstd share's step leaves out what the fanout's step does to compression; the\n"
-"profile also sets --rpc-channels 16, unless the start profile sets it, so the zstd share\n"
-"moves in 1/16 steps rather than the leaf's 1/4)\n"
+"profile also sets --rpc-channels 32, unless the start profile sets it, so the zstd share\n"
+"moves in 1/32 steps rather than the leaf's 1/4)\n"
 "Bands come from the targets file (production.json: DCPerf PRs 715 and 746 for the\n"
 "shares, PR 704 for L1i MPKI 21 +- 4). Every run moves each share's knob by its share's\n"
 "odds ratio to the band's centre (damped, at most x4). The footprint: the generated\n"
@@ -158,7 +165,9 @@ static void cl_usage(FILE *fp)
 "target's residual (in the target's unit outside its band, 0 inside). The best run was\n"
 "chosen among noisy runs, so its knobs are then measured once more (the confirmation run;\n"
 "--no-confirm skips it): its figures and residuals are written under\n"
-"\"calibrated\".\"confirmation\" and set the exit status.\n"
+"\"calibrated\".\"confirmation\" and set the exit status. With --repeats K every run\n"
+"(and the confirmation) reads each share as the mean of K native windows, so the pick\n"
+"and the steps follow the knobs more than one window's sampling noise.\n"
 "Printed: one line per run, each target's residual, then the confirmation run's.\n"
 "\n"
 "The shares are native, L1i MPKI simulated (validate's zen4 model; valgrind's CPUID may\n"
@@ -183,8 +192,9 @@ static void cl_usage(FILE *fp)
 static void cl_base_defaults(json_t *base)
 {
 	/* The zstd share is counted in channels (fanout.c: lround(fraction x channels)):
-	 * 16 per FANOUT thread rather than the leaf's 4 give it 1/16 steps, fine enough for
-	 * a band 1.3 points wide. */
+	 * 32 per FANOUT thread rather than the leaf's 4 give it 1/32 steps: at 16 on the
+	 * default build one channel moved compression ~1.1 points (2 of 16: 3.6%, 3 of 16:
+	 * 4.7-5.4%), most of the 1.3-point band. */
 	if (json_object_get(base, "rpc-channels") == NULL)
 		json_object_set_new(base, "rpc-channels", json_integer(CL_CHANNELS));
 }
@@ -197,7 +207,12 @@ static int cl_start(const struct cl_args *a, struct cl_knob *k, int nk, json_t *
 
 	*base = json_object();
 	if (a->start != NULL) {
-		root = json_load_file(a->start, 0, NULL);
+		char path[4096];
+
+		/* A name (--profile default) is a shipped profile, as the leaf resolves it. */
+		if (fl_profile_resolve(a->start, path, sizeof(path), err, errlen) != 0)
+			return -1;
+		root = json_load_file(path, 0, NULL);
 		la = json_object_get(root, "leaf_args");
 		if (!json_is_object(la)) {
 			snprintf(err, errlen, "--profile %s: no leaf_args object (not a leaf profile)",
@@ -266,10 +281,13 @@ static double cl_measured(const json_t *v, const char *metric)
 	return NAN;
 }
 
-/* One validate --hardware run with the knobs. Returns its JSON, or NULL (err). */
+/* Run n's validate with the knobs: repeat 0 as the fit runs (native and simulated, or
+ * --hardware), a later repeat the native window only. Returns its JSON, or NULL (err). */
 static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir, int n,
-	const json_t *leaf_args, char *err, size_t errlen)
+	int rep, const json_t *leaf_args, char *err, size_t errlen)
 {
+	int native_only = a->hardware || rep > 0;
+	char tag[32];
 	char prof[4200], js[4200], log[4200], q[32], w[32], wu[32], sd[32], sr[32];
 	const char *argv[32];
 	int k = 0, rc;
@@ -277,9 +295,13 @@ static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir
 		"leaf_args", leaf_args);
 	json_t *out;
 
-	snprintf(prof, sizeof(prof), "%s/run%02d-profile.json", dir, n);
-	snprintf(js, sizeof(js), "%s/run%02d-validate.json", dir, n);
-	snprintf(log, sizeof(log), "%s/run%02d-validate.log", dir, n);
+	if (rep > 0)
+		snprintf(tag, sizeof(tag), "run%02d-r%d", n, rep + 1);
+	else
+		snprintf(tag, sizeof(tag), "run%02d", n);
+	snprintf(prof, sizeof(prof), "%s/%s-profile.json", dir, tag);
+	snprintf(js, sizeof(js), "%s/%s-validate.json", dir, tag);
+	snprintf(log, sizeof(log), "%s/%s-validate.log", dir, tag);
 	if (p == NULL || json_dump_file(p, prof, JSON_INDENT(2)) != 0) {
 		snprintf(err, errlen, "cannot write %.2000s", prof);
 		json_decref(p);
@@ -292,7 +314,7 @@ static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir
 	snprintf(sd, sizeof(sd), "%llu", (unsigned long long)a->seed);
 	argv[k++] = self;
 	argv[k++] = "validate";
-	if (a->hardware)
+	if (native_only)
 		argv[k++] = "--hardware";
 	else {
 		snprintf(sr, sizeof(sr), "%llu", (unsigned long long)a->sim_requests);
@@ -354,7 +376,7 @@ static json_t *cl_run(const struct cl_args *a, const char *self, const char *dir
 		snprintf(err, errlen, "validate wrote no %.1500s (see %.1500s)", js, log);
 		return NULL;
 	}
-	for (int i = 0; i < (a->hardware ? 1 : 2); i++) {
+	for (int i = 0; i < (native_only ? 1 : 2); i++) {
 		const char *path = i == 0 ? "native" : "simulated";
 		const json_t *pw = json_object_get(out, path);
 
@@ -478,6 +500,50 @@ static json_t *cl_measure(const json_t *v, const struct cl_knob *k, int nk, doub
 	return mo;
 }
 
+/* Run n with the knobs: its validate (*v, the caller's), then --repeats - 1 native
+ * windows. m[i] is each fitted figure: a CPU-profile share the mean over the windows, the
+ * footprint's L1i MPKI (simulated, seeded requests) the first run's. Returns the figures
+ * as JSON ("repeats": every window's shares when there were more than one), or NULL with
+ * err when a run failed. */
+static json_t *cl_take(const struct cl_args *a, const char *self, const char *dir, int n,
+	const json_t *la, const struct cl_knob *k, int nk, double *m, json_t **v, char *err,
+	size_t errlen)
+{
+	json_t *mo, *reps;
+
+	*v = cl_run(a, self, dir, n, 0, la, err, errlen);
+	if (*v == NULL)
+		return NULL;
+	mo = cl_measure(*v, k, nk, m);
+	if (a->repeats <= 1)
+		return mo;
+	reps = json_array();
+	json_array_append_new(reps, json_deep_copy(mo));
+	for (int r = 1; r < (int)a->repeats; r++) {
+		double mr[8];
+		json_t *vr = cl_run(a, self, dir, n, r, la, err, errlen);
+
+		if (vr == NULL) {
+			json_decref(mo);
+			json_decref(reps);
+			return NULL;
+		}
+		json_array_append_new(reps, cl_measure(vr, k, nk, mr));
+		json_decref(vr);
+		for (int i = 0; i < nk; i++)
+			if (strcmp(k[i].flag, "footprint-bytes") != 0)
+				m[i] += mr[i];  /* NAN stays NAN: a window that measured nothing */
+	}
+	for (int i = 0; i < nk; i++)
+		if (strcmp(k[i].flag, "footprint-bytes") != 0) {
+			m[i] /= (double)a->repeats;
+			json_object_set_new(mo, k[i].metric, isfinite(m[i]) ? json_real(m[i]) :
+				json_null());
+		}
+	json_object_set_new(mo, "repeats", reps);
+	return mo;
+}
+
 /* The best run was chosen among noisy runs: measure its knobs once more (run n) and
  * return {leaf_args, measured, score, residuals}, or {error} when the run failed; *sc is
  * its squared miss (NAN when not measured). */
@@ -490,14 +556,13 @@ static json_t *cl_confirm(const struct cl_args *a, const char *self, const char 
 	json_t *la = cl_leaf_args(best, nk, base), *v, *mo, *c;
 
 	*sc = NAN;
-	v = cl_run(a, self, dir, n, la, err, sizeof(err));
-	if (v == NULL) {
+	mo = cl_take(a, self, dir, n, la, best, nk, m, &v, err, sizeof(err));
+	json_decref(v);
+	if (mo == NULL) {
 		fprintf(stderr, FM_PROG ": confirmation run: %s\n", err);
 		json_decref(la);
 		return json_pack("{s:s}", "error", err);
 	}
-	mo = cl_measure(v, best, nk, m);
-	json_decref(v);
 	*sc = cl_score(m, band, nk);
 	c = json_pack("{s:o,s:o,s:o}", "leaf_args", la, "measured", mo, "score",
 		isfinite(*sc) ? json_real(*sc) : json_null());
@@ -590,13 +655,13 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		json_t *la = cl_leaf_args(k, nk, base), *v, *mo;
 		double m[NK], sc, ffoot = 1, beta = CL_FOOT_BETA, cost;
 
-		v = cl_run(&a, self, dir, nrun, la, err, sizeof(err));
-		if (v == NULL) {
+		mo = cl_take(&a, self, dir, nrun, la, k, nk, m, &v, err, sizeof(err));
+		if (mo == NULL) {
 			fprintf(stderr, FM_PROG ": run %d: %s\n", nrun, err);
+			json_decref(v);
 			json_decref(la);
 			break;
 		}
-		mo = cl_measure(v, k, nk, m);
 		json_object_set_new(mo, "extract_cpu_pct", json_real(cl_measured(v,
 			"extract_cpu_pct")));
 		if (nk == NK) {
@@ -626,10 +691,11 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 				snprintf(fp, sizeof(fp), ", footprint %.0f KiB -> L1i MPKI %.2f",
 					k[NK - 1].value / 1024, m[NK - 1]);
 			fprintf(stderr, FM_PROG ": run %d/%llu: eps %.0f, rank passes %.0f, zstd "
-				"%.3f, fanout %.4g -> extraction %.1f%%, ranking %.1f%%, compression "
+				"%.3f, fanout %.4g -> %sextraction %.1f%%, ranking %.1f%%, compression "
 				"%.1f%%, encryption %.1f%%%s (miss %.3f, %s)\n", nrun,
 				(unsigned long long)a.runs, k[0].value, k[1].value, k[2].value, k[3].value,
-				m[0], m[1], m[2], m[3], fp, sc, fm_dur_str(fm_now() - t0, d1, sizeof(d1)));
+				a.repeats > 1 ? "mean of the windows: " : "", m[0], m[1], m[2], m[3], fp,
+				sc, fm_dur_str(fm_now() - t0, d1, sizeof(d1)));
 		}
 		if (!isfinite(sc)) {
 			fprintf(stderr, FM_PROG ": run %d: a fitted figure was not measured (no CPU "

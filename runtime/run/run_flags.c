@@ -96,8 +96,8 @@ static const struct fl_cli_opt run_opts[] = {
 		"and the profile's leaf_args. Not given: each leaf applies the shipped default "
 		"profile when its library is the build that profile was calibrated for (the "
 		"default build), else its built-in knobs; none = the built-in knobs always. What "
-		"a leaf applied: result.json leaf_stats[].leaf_config.profile_source. Not with "
-		"--leaf"),
+		"a leaf applied: result.json instances[].leaf_stats.leaf_config.profile_source. "
+		"Not with --leaf"),
 	FL_OPT_STR("leaf", cfg.leaf, "HOST:PORT[,...]", NULL, "use running leaves (one, or one "
 		"per instance) instead of starting mock and leaf"),
 	FL_OPT_STR("mock", cfg.mock, "HOST:PORT[,...]", NULL, "use running mocks (one shared, "

@@ -22,6 +22,7 @@
 #   4. SIGTERM during a fit's second run: exit 143, the finished run written as the
 #      profile, nothing of the stopped validate's service left.
 #   5. --hardware: the four shares only, the start profile's footprint kept as it was.
+#   (1 runs --repeats 2: each share the mean of two native windows.)
 # Skipped under sanitizers (timed windows) and without perf (the CPU profile).
 # fl-test: retries=1
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-420}
@@ -37,7 +38,7 @@ RUN=$B/frontload
 P=$T/profile.json
 
 # 1. Two runs of the fit.
-timeout 300 "$M" calibrate --leaf --runs 2 --window 4 --warmup 2 --sim-requests 2 \
+timeout 300 "$M" calibrate --leaf --runs 2 --repeats 2 --window 4 --warmup 2 --sim-requests 2 \
 	--write-profile "$P" --keep "$T/cal" >"$T/cal.out" 2>"$T/cal.err"
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "calibrate --leaf exited $rc: $(tail -n 4 "$T/cal.err" | tr '\n' ' ')"
@@ -58,6 +59,16 @@ assert_eq "$(q '.calibrated.confirmation.residuals | keys | length')" 5 "confirm
 cin=$(q '[.calibrated.confirmation.residuals[] | select(.residual != 0)] | length')
 if [ "$cin" = 0 ]; then want=0; else want=3; fi
 assert_eq "$rc" "$want" "exit status after a confirmation with $cin figures out of band"
+# --repeats 2: each run's shares are the mean of its two native windows (the second a
+# validate --hardware run of its own), its L1i MPKI the first's.
+assert_eq "$(q '.calibrated.runs[0].measured.repeats | length')" 2 "run 1's windows"
+[ -s "$T/cal/run01-r2-validate.json" ] || fail "run 1's second window left no validate JSON"
+assert_eq "$(jq -r '.path, (.simulated | type)' "$T/cal/run01-r2-validate.json" | tr '\n' ' ')" \
+	"leaf null " "run 1's second window: the native run only"
+assert_eq "$(q '.calibrated.runs[0].measured as $m | ([$m.repeats[].profile_extract_pct] |
+	add / 2) - $m.profile_extract_pct | (if . < 0 then -. else . end) < 1e-9')" true "run 1's extraction share = the mean of its windows"
+assert_eq "$(q '.calibrated.runs[0].measured as $m | $m.l1i_mpki == $m.repeats[0].l1i_mpki')" \
+	true "run 1's L1i MPKI = its simulated window's"
 mpki=$(q '.calibrated.runs[0].measured.l1i_mpki | if type == "number" then . * 100 | round / 100 else . end')
 case $mpki in null | '' | *[!0-9.e+-]*) fail "run 1's L1i MPKI is not a number: $mpki" ;; esac
 nruns=$(q '.calibrated.runs | length')
