@@ -2,7 +2,8 @@
  * rules: 1. a profile fits the build it was calibrated for, 2. not another's (each of
  * functions, variants, copies, seed), 3. a profile without calibrated.build or an
  * unreadable one, 4. --profile found on the command line, 5. --profile none splices
- * nothing, a file splices its flags first.
+ * nothing, a file splices its flags first, 6. a footprint on the command line replaces
+ * the profile's (the leaf's footprint group).
  * Build: ninja tests/test_leafprofile.
  */
 #include <setjmp.h>
@@ -105,17 +106,19 @@ static void test_splice(void **state)
 {
 	(void)state;
 	char err[256] = "", **out = NULL, *args[FL_PROFILE_MAX_ARGS];
-	int n = -1, nout = 0;
+	int n = -1, nout = 0, dropped = -1;
 	char *none[] = { "leaf", "--profile", "none", "--rank-passes", "2", NULL };
 
-	assert_int_equal(fl_profile_splice(5, none, args, &n, &out, &nout, err, sizeof err), 0);
+	assert_int_equal(fl_profile_splice(5, none, NULL, args, &n, &dropped, &out, &nout, err,
+		sizeof err), 0);
 	assert_null(out);
 	assert_int_equal(n, 0);
 
 	char path[64];
 	snprintf(path, sizeof path, "%s", profile_file(NULL));
 	char *file[] = { "leaf", "--profile", path, "--rank-passes", "2", NULL };
-	assert_int_equal(fl_profile_splice(5, file, args, &n, &out, &nout, err, sizeof err), 0);
+	assert_int_equal(fl_profile_splice(5, file, NULL, args, &n, &dropped, &out, &nout, err,
+		sizeof err), 0);
 	assert_non_null(out);
 	/* leaf, the profile's 4 strings, then the command line's 4: its --rank-passes last. */
 	assert_int_equal(n, 4);
@@ -133,6 +136,44 @@ static void test_splice(void **state)
 	unlink(path);
 }
 
+/* A footprint on the command line (in functions or bytes) replaces the profile's. */
+static void test_group_yields(void **state)
+{
+	(void)state;
+	static const char *const fp[] = { "active-functions", "footprint-bytes", NULL };
+	char err[256] = "", **out = NULL, *args[FL_PROFILE_MAX_ARGS], path[64];
+	int n = 0, nout = 0, dropped = -1;
+	const char *p = profile_file(NULL);
+
+	/* profile_file writes rank-passes and extractors-per-story; add a footprint. */
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"frontload_profile\": 1, \"leaf_args\": {\"rank-passes\": 3, "
+		"\"footprint-bytes\": 835866}}\n");
+	fclose(f);
+	snprintf(path, sizeof path, "%s", p);
+
+	char *given[] = { "leaf", "--profile", path, "--active-functions=500", NULL };
+	assert_int_equal(fl_profile_splice(4, given, fp, args, &n, &dropped, &out, &nout, err,
+		sizeof err), 0);
+	assert_int_equal(dropped, 1);
+	assert_int_equal(n, 2);  /* --rank-passes 3 kept */
+	assert_string_equal(args[0], "--rank-passes");
+	for (int i = 0; i < nout; i++)
+		assert_null(strstr(out[i], "footprint-bytes"));
+	free(out);
+	fl_profile_args_free(args, n);
+
+	char *plain[] = { "leaf", "--profile", path, "--rank-passes", "7", NULL };
+	assert_int_equal(fl_profile_splice(5, plain, fp, args, &n, &dropped, &out, &nout, err,
+		sizeof err), 0);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(n, 4);  /* no footprint on the command line: the profile's stays */
+	free(out);
+	fl_profile_args_free(args, n);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_no_build_or_bad_json),
 		cmocka_unit_test(test_given),
 		cmocka_unit_test(test_splice),
+		cmocka_unit_test(test_group_yields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

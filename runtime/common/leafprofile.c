@@ -208,8 +208,50 @@ out:
 	return rc;
 }
 
-int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***argv_out,
-	int *argc_out, char *err, size_t errlen)
+/* Whether "--NAME" (with or without "=value") names a flag of group. */
+static int in_group(const char *arg, const char *const *group)
+{
+	if (group == NULL || strncmp(arg, "--", 2) != 0)
+		return 0;
+	for (int g = 0; group[g]; g++) {
+		size_t l = strlen(group[g]);
+
+		if (strncmp(arg + 2, group[g], l) == 0 && (arg[2 + l] == '\0' || arg[2 + l] == '='))
+			return 1;
+	}
+	return 0;
+}
+
+/* Leave the profile's flags of group out when the command line gives one of them. */
+static int drop_group(int argc, char **argv, const char *const *group, char **args,
+	int *nargs)
+{
+	int given = 0, k = 0, dropped = 0;
+
+	for (int i = 1; i < argc && !given; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		given = in_group(argv[i], group);
+	}
+	if (!given)
+		return 0;
+	for (int i = 0; i < *nargs; i++) {
+		/* The profile writes "--name" "value" pairs (fl_profile_args). */
+		if (in_group(args[i], group) && i + 1 < *nargs) {
+			free(args[i]);
+			free(args[i + 1]);
+			i++;
+			dropped++;
+			continue;
+		}
+		args[k++] = args[i];
+	}
+	*nargs = k;
+	return dropped;
+}
+
+int fl_profile_splice(int argc, char **argv, const char *const *group, char **args,
+	int *nargs, int *dropped, char ***argv_out, int *argc_out, char *err, size_t errlen)
 {
 	const char *path = fl_profile_given(argc, argv);
 	char **av;
@@ -217,11 +259,13 @@ int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***ar
 
 	*argv_out = NULL;
 	*nargs = 0;
+	*dropped = 0;
 	/* None, "--profile" without a value (the parser says so), or none asked for. */
 	if (path == NULL || strcmp(path, "none") == 0)
 		return 0;
 	if (fl_profile_args(path, args, nargs, err, errlen) != 0)
 		return -1;
+	*dropped = drop_group(argc, argv, group, args, nargs);
 	av = malloc(((size_t)argc + (size_t)*nargs + 1) * sizeof(*av));
 	if (av == NULL) {
 		fl_profile_args_free(args, *nargs);

@@ -39,15 +39,18 @@ int fl_profile_fits_build(const char *path, const char *build_info, char *why,
 int fl_profile_args(const char *name, char **out, int *n, char *err, size_t errlen);
 void fl_profile_args_free(char **args, int n);
 
-/* argv with the profile's flags inserted after argv[0] (the command line's come after, so
- * they win): *argv_out is malloc'd (argc_out + 1 entries, NULL-terminated; the strings are
- * argv's and args'). The profile is the value of the first --profile FILE or
- * --profile=FILE in argv; without one, or with --profile none, *argv_out is NULL. 0, or -1
- * with err. */
 /* The value of the first --profile in argv (before any "--"), NULL when there is none. */
 const char *fl_profile_given(int argc, char **argv);
 
-int fl_profile_splice(int argc, char **argv, char **args, int *nargs, char ***argv_out,
-	int *argc_out, char *err, size_t errlen);
+/* argv with the profile's flags inserted after argv[0] (the command line's come after, so
+ * they win): *argv_out is malloc'd (argc_out + 1 entries, NULL-terminated; the strings are
+ * argv's and args'). The profile is the value of the first --profile FILE or
+ * --profile=FILE in argv; without one, or with --profile none, *argv_out is NULL.
+ * group (NULL-terminated flag names without "--", each taking a value; may be NULL) is one
+ * knob set several ways: when the command line gives any of them, the profile's flags of
+ * the group are left out (*dropped counts them), so a footprint given as --active-functions
+ * is not also cut by the profile's --footprint-bytes. 0, or -1 with err. */
+int fl_profile_splice(int argc, char **argv, const char *const *group, char **args,
+	int *nargs, int *dropped, char ***argv_out, int *argc_out, char *err, size_t errlen);
 
 #endif

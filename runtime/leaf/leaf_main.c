@@ -367,12 +367,21 @@ static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu
 		snprintf(c->profile_source, sizeof(c->profile_source), strcmp(given, "none") == 0 ?
 			"none: --profile none" : "command line: --profile");
 	}
-	/* The profile's flags go first, so the command line's win. */
+	/* The profile's flags go first, so the command line's win. The footprint in functions
+	 * or in bytes is one knob given two ways (the plan refuses both), so either on the
+	 * command line replaces the profile's; --active-copies composes with them (the draw's
+	 * pool), so it does not. */
+	static const char *const footprint[] = { "active-functions", "footprint-bytes", NULL };
 	char **av = NULL;
-	int ac = 0;
-	if (fl_profile_splice(argc, argv, c->profile_argv, &c->profile_argc, &av, &ac, err,
-	    sizeof(err)) != 0)
+	int ac = 0, dropped = 0;
+	if (fl_profile_splice(argc, argv, footprint, c->profile_argv, &c->profile_argc,
+	    &dropped, &av, &ac, err, sizeof(err)) != 0)
 		die(2, "%s", err);
+	if (dropped) {
+		size_t l = strlen(c->profile_source);
+		snprintf(c->profile_source + l, sizeof(c->profile_source) - l, "; its footprint "
+			"(%d flag%s) left to the command line's", dropped, dropped == 1 ? "" : "s");
+	}
 	int rc = fl_cli_parse(&cli, av ? ac : argc, av ? av : argv, c, err, sizeof(err));
 	free(av);  /* the strings stay: c points into them */
 	if (rc == FL_CLI_HELP) {

@@ -111,6 +111,17 @@ assert_eq "$(get "$T/d.json" config.rank_passes)" \
 	"$(jq '.leaf_args["rank-passes"]' "$FL_SRCDIR/runtime/data/profile-default.json")" \
 	"rank passes of --profile default (runtime/data/profile-default.json)"
 assert_eq "$(get "$T/d.json" config.profile_source)" "command line: --profile" "profile source of --profile default"
+# A footprint on the command line in functions replaces the profile's in bytes (the
+# plan takes one of the two), and the leaf says so.
+start_server fp "$LEAF" --mock none --port 0 --profile "$P" --active-functions 50 \
+	--stats-file "$T/f.json" --quiet
+stop_server fp
+assert_eq "$(get "$T/f.json" config.plan_functions)" 50 "--active-functions over the profile's footprint"
+assert_eq "$(get "$T/f.json" config.footprint_bytes)" 0 "the profile's --footprint-bytes left out"
+case $(get "$T/f.json" config.profile_source) in
+*"its footprint (1 flag) left to the command line's") ;;
+*) fail "profile source with a footprint on the command line: $(get "$T/f.json" config.profile_source)" ;;
+esac
 # --profile none: the built-in knobs (--help's defaults), said so.
 start_server np "$LEAF" --mock none --port 0 --profile none --stats-file "$T/n.json" --quiet
 stop_server np
