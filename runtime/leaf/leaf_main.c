@@ -77,7 +77,7 @@ struct leaf_config {
 	                                             above may point into them) */
 	int profile_argc;
 	char profile_file[4096];    /* the default profile applied, when no --profile given */
-	char profile_source[1024];   /* where the knobs came from (stats: config.profile_source) */
+	char profile_source[1024];  /* where the knobs came from (stats: config.profile_source) */
 	struct fl_lib lib_probe;    /* the library, opened to check the default profile's build;
 	                               closed once the pipeline holds it */
 };
@@ -302,10 +302,9 @@ static void usage(FILE *fp, const struct fl_cli *cli, long ncpu)
 	fputs(usage_tail, fp);
 }
 
-/* Defaults, then argv into c. --help prints the usage and exits 0, a bad flag exits 2. */
 /* Without --profile: the shipped default profile when the library (--lib, else the one
  * beside this program) is the build it was calibrated for. The library stays open in
- * c->lib_probe (the pipeline's dlopen then shares it). Fills c->profile_file when it
+ * c->lib_probe until the pipeline's own dlopen shares it. Fills c->profile_file when it
  * applies and c->profile_source either way. */
 static void config_default_profile(struct leaf_config *c)
 {
