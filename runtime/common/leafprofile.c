@@ -151,7 +151,7 @@ const char *fl_profile_given(int argc, char **argv)
 	return NULL;
 }
 
-/* The integer key of o as a string for a message, "missing" when absent or not one. */
+/* The integer at key of o into *v: 0, or -1 when it is absent or not an integer. */
 static int build_field(const json_t *o, const char *key, long long *v)
 {
 	const json_t *x = json_object_get(o, key);

@@ -69,10 +69,6 @@ void vl_say(const struct vl_args *a, const char *fmt, ...)
 
 /* ---- main ---- */
 
-/* The simulated rate: a quarter of what one simulated request takes at most to run alone
- * (the native window's CPU per request x FM_SLOWDOWN, valgrind running one thread at a
- * time, plus its median latency, which the mock's delays dominate), within
- * [0.02, --qps]. */
 /* A string of the leaf stats' config (the profile it applied), or dflt. */
 static const char *vl_leaf_profile(const json_t *stats, const char *key, const char *dflt)
 {
@@ -82,6 +78,10 @@ static const char *vl_leaf_profile(const json_t *stats, const char *key, const c
 	return v ? v : dflt;
 }
 
+/* The simulated rate: a quarter of what one simulated request takes at most to run alone
+ * (the native window's CPU per request x FM_SLOWDOWN, valgrind running one thread at a
+ * time, plus its median latency, which the mock's delays dominate), within
+ * [0.02, --qps]. */
 static double vl_sim_rate(const struct vl_args *a, const struct vl_phase *nat, json_t *sw)
 {
 	double sent = (double)json_integer_value(json_object_get(nat->step, "sent"));
