@@ -66,7 +66,7 @@ static void test_mix_fixture(void **state)
 		assert_int_equal(m.stores, 13);
 		assert_int_equal(m.rmw, 3);
 		assert_int_equal(m.mem, 24);
-		assert_int_equal(m.scalar_fp, 9);
+		assert_int_equal(m.scalar_fp, 3);  /* addsd x3; the movsd around it are moves */
 		assert_int_equal(m.vector, 0);
 		assert_int_equal(m.int_div, 3);
 		assert_int_equal(m.fp_div, 0);
@@ -208,7 +208,7 @@ static void test_mix_snippet_live(void **state)
 	assert_int_equal(m.call, n);
 	assert_int_equal(m.call_ind, 0);
 	assert_int_equal(m.ret, n + 1);
-	assert_int_equal(m.scalar_fp, 3 * n);
+	assert_int_equal(m.scalar_fp, n);  /* addsd; the two movsd are moves */
 	assert_int_equal(m.vector, 0);
 	assert_int_equal(m.int_div, n);
 	assert_int_equal(m.fp_div, 0);

@@ -243,7 +243,7 @@ static unsigned dis_memory(const char *b, const struct dis_ops *o, enum fl_dis_f
 	return FL_DIS_LOAD;
 }
 
-/* SSE/AVX scalar floating point (b without a leading 'v'). */
+/* SSE/AVX scalar floating point, arithmetic or not (b without a leading 'v'). */
 static int dis_simd_scalar(const char *b)
 {
 	if (dis_starts(b, "cvt"))
@@ -255,6 +255,37 @@ static int dis_simd_scalar(const char *b)
 	return dis_ends(b, "ss") || dis_ends(b, "sd");
 }
 
+/* Scalar FP counts arithmetic, as the hardware events behind production's share do
+ * (DCPerf PR 705's "scalar FP", measured with counters on Intel Cooper Lake among
+ * others): Intel's FP_ARITH_INST_RETIRED.SCALAR_SINGLE/DOUBLE count the SSE/AVX scalar
+ * ADD SUB MUL DIV MIN MAX SQRT RCP14 RSQRT14 RANGE FM(N)ADD/SUB (Intel perfmon event
+ * files), not moves, conversions or compares. s has no leading 'v' and is scalar. */
+static int dis_simd_scalar_arith(const char *s)
+{
+	static const char *const stems[] = { "add", "sub", "mul", "div", "min", "max", "sqrt",
+		"rcp14", "rsqrt14", "range", "fmadd", "fmsub", "fnmadd", "fnmsub", NULL };
+
+	for (const char *const *p = stems; *p != NULL; p++)
+		if (dis_starts(s, *p))
+			return 1;
+	return 0;
+}
+
+/* x87 arithmetic, by the same rule: loads, stores, exchanges, compares and control
+ * words are not. (The Intel events above do not count x87 at all; x87 arithmetic is
+ * counted here as scalar FP all the same, and is rare in this code.) */
+static int dis_x87_arith(const char *b)
+{
+	static const char *const stems[] = { "fadd", "fiadd", "fsub", "fisub", "fmul", "fimul",
+		"fdiv", "fidiv", "fsqrt", "fprem", "fscale", "frndint", "fsin", "fcos", "fptan",
+		"fpatan", "f2xm1", "fyl2x", NULL };
+
+	for (const char *const *p = stems; *p != NULL; p++)
+		if (dis_starts(b, *p))
+			return 1;
+	return 0;
+}
+
 static unsigned dis_compute(const char *b, const struct dis_ops *o)
 {
 	unsigned f = 0;
@@ -262,14 +293,18 @@ static unsigned dis_compute(const char *b, const struct dis_ops *o)
 		f |= FL_DIS_INT_DIV;
 	if (b[0] == 'f' && !dis_starts(b, "fxsave") && !dis_starts(b, "fxrstor") &&
 		strcmp(b, "femms") != 0) {
-		f |= FL_DIS_SCALAR_FP;
+		if (dis_x87_arith(b))
+			f |= FL_DIS_SCALAR_FP;
 		if (dis_starts(b, "fdiv") || dis_starts(b, "fidiv") || strcmp(b, "fsqrt") == 0)
 			f |= FL_DIS_FP_DIV;
 		return f;
 	}
 	if (o->simd) {
 		const char *s = b[0] == 'v' ? b + 1 : b;
-		f |= dis_simd_scalar(s) ? FL_DIS_SCALAR_FP : FL_DIS_VECTOR;
+		if (!dis_simd_scalar(s))
+			f |= FL_DIS_VECTOR;
+		else if (dis_simd_scalar_arith(s))
+			f |= FL_DIS_SCALAR_FP;
 		if (dis_starts(s, "div") || dis_starts(s, "sqrt"))
 			f |= FL_DIS_FP_DIV;
 	} else if (dis_starts(b, "vzero") || strcmp(b, "emms") == 0) {

@@ -67,7 +67,7 @@ enum fl_dis_flow {
 enum {
 	FL_DIS_LOAD = 1u << 0,      /* reads memory */
 	FL_DIS_STORE = 1u << 1,     /* writes memory (LOAD|STORE: read-modify-write) */
-	FL_DIS_SCALAR_FP = 1u << 2, /* x87 or SSE/AVX scalar floating point */
+	FL_DIS_SCALAR_FP = 1u << 2, /* x87 or SSE/AVX scalar FP arithmetic (not moves) */
 	FL_DIS_VECTOR = 1u << 3,    /* SIMD other than scalar FP */
 	FL_DIS_INT_DIV = 1u << 4,   /* div, idiv */
 	FL_DIS_FP_DIV = 1u << 5,    /* floating-point divide or square root */
