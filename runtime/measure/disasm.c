@@ -45,6 +45,14 @@ static int dis_is_any(const char *base, const char *const *names)
 	return 0;
 }
 
+static int dis_starts_any(const char *s, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (dis_starts(s, *prefixes))
+			return 1;
+	return 0;
+}
+
 static int dis_is_prefix(const char *w, size_t n)
 {
 	static const char *const prefixes[] = {
@@ -265,10 +273,7 @@ static int dis_simd_scalar_arith(const char *s)
 	static const char *const stems[] = { "add", "sub", "mul", "div", "min", "max", "sqrt",
 		"rcp14", "rsqrt14", "range", "fmadd", "fmsub", "fnmadd", "fnmsub", NULL };
 
-	for (const char *const *p = stems; *p != NULL; p++)
-		if (dis_starts(s, *p))
-			return 1;
-	return 0;
+	return dis_starts_any(s, stems);
 }
 
 /* x87 arithmetic, by the same rule: loads, stores, exchanges, compares and control
@@ -280,10 +285,7 @@ static int dis_x87_arith(const char *b)
 		"fdiv", "fidiv", "fsqrt", "fprem", "fscale", "frndint", "fsin", "fcos", "fptan",
 		"fpatan", "f2xm1", "fyl2x", NULL };
 
-	for (const char *const *p = stems; *p != NULL; p++)
-		if (dis_starts(b, *p))
-			return 1;
-	return 0;
+	return dis_starts_any(b, stems);
 }
 
 static unsigned dis_compute(const char *b, const struct dis_ops *o)
