@@ -5,6 +5,7 @@
  * grid and the runs; scale_report.c writes the report (scale.h: what they share). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,9 @@ static void sc_usage(FILE *fp)
 "                 instances (instructions / cycles; L1i misses per 1000 instructions),\n"
 "                 or \"unsupported: <why>\" where the host has none (never 0)\n"
 "  status, exit_status, converged_reason, run_dir (DIR/runs/i<N>-t<T>/: the run's\n"
-"                 result.json, steps.csv and logs), wall_s\n"
+"                 result.json, steps.csv and logs), wall_s; exit_status -1 when the run\n"
+"                 was killed by a signal (why names it) or could not be waited for\n"
+"  why            why nothing was measured (absent when measured)\n"
 "\n"
 "Writes DIR/scale.csv, DIR/scale.json, DIR/summary.md (the exact command, host, build,\n"
 "the table, the plot and a reading computed from the measured configurations: the best\n"
@@ -268,7 +271,7 @@ static void sc_run(struct sc_config *c, const struct sc_args *a, const char *dir
 		sc_read_result(c);
 		return;
 	}
-	int passed = 0;
+	int passed = 0, wait_errno = 0;
 	for (;;) {
 		pid_t r = waitpid(pid, &status, 0);
 
@@ -278,20 +281,48 @@ static void sc_run(struct sc_config *c, const struct sc_args *a, const char *dir
 			kill(pid, sc_stop_signal);
 			passed = 1;
 		} else if (r < 0 && errno != EINTR) {
-			status = -1;
+			wait_errno = errno;
 			break;
 		}
 	}
 	c->wall_s = fm_now() - t0;
-	c->exit_status = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	c->exit_status = !wait_errno && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	c->interrupted = passed;
 	snprintf(res, sizeof(res), "%s/result.json", out);
 	c->result = json_load_file(res, 0, NULL);
-	if (c->result == NULL)
-		snprintf(c->why, sizeof(c->why), "frontload run %s %d and wrote no result.json "
-			"(see %.800s)", c->exit_status >= 0 ? "exited" : "was killed, status",
-			c->exit_status >= 0 ? c->exit_status : status, log);
+	/* A run that did not exit by itself left a result.json that says "running", or
+	 * none: say what ended it, whatever the file holds. */
+	if (wait_errno)
+		snprintf(c->why, sizeof(c->why), "waiting for frontload run failed (%s); its "
+			"output is in %.800s", strerror(wait_errno), log);
+	else if (WIFSIGNALED(status))
+		snprintf(c->why, sizeof(c->why), "frontload run was killed by signal %d (%s)%s; "
+			"its output is in %.800s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+			c->result ? "" : " and wrote no result.json", log);
+	else if (c->result == NULL)
+		snprintf(c->why, sizeof(c->why), "frontload run exited %d and wrote no "
+			"result.json (see %.800s)", c->exit_status, log);
 	sc_read_result(c);
+}
+
+/* The progress line after a configuration: figures only where measured (no NaN, no
+ * 0 standing for "not measured"). */
+static void sc_say_done(const struct sc_config *c, size_t i, size_t n, char *d1, size_t dl)
+{
+	char fig[256] = "no rate measured";
+
+	if (isfinite(c->qps)) {
+		int k = snprintf(fig, sizeof(fig), "%s qps %.4g", c->qps_kind, c->qps);
+
+		if (isfinite(c->qps_per_cpu))
+			k += snprintf(fig + k, sizeof(fig) - (size_t)k, ", %.4g qps/CPU",
+				c->qps_per_cpu);
+		if (isfinite(c->p95_ms))
+			snprintf(fig + k, sizeof(fig) - (size_t)k, ", p95 %.4g ms", c->p95_ms);
+	}
+	fprintf(stderr, FM_PROG ": [%zu/%zu] %s: %s, %s, exit %d, %s%s%s\n", i + 1, n, c->name,
+		c->status ? c->status : "no result", fig, c->exit_status,
+		fm_dur_str(c->wall_s, d1, dl), c->why[0] ? "; " : "", c->why);
 }
 
 int fm_scale_main(int argc, char **argv)
@@ -372,10 +403,7 @@ int fm_scale_main(int argc, char **argv)
 		if (c->exit_status != 0)
 			worst = c->exit_status;
 		if (!a.quiet)
-			fprintf(stderr, FM_PROG ": [%zu/%zu] %s: %s, %s qps %.4g, %.4g qps/CPU, p95 "
-				"%.4g ms, exit %d, %s\n", i + 1, n, c->name, c->status ? c->status : "-",
-				c->qps_kind ? c->qps_kind : "no", c->qps, c->qps_per_cpu, c->p95_ms,
-				c->exit_status, fm_dur_str(c->wall_s, d1, sizeof(d1)));
+			sc_say_done(c, i, n, d1, sizeof(d1));
 	}
 	int wrote = sc_write_report(dir, cfg, n, &a, command, fm_now() - t0,
 		(int)sc_stop_signal);

@@ -14,7 +14,8 @@
 # the same CPUs and threads within one instance. Then bad input exits 2 naming the flag,
 # and SIGTERM during the first run stops it (its result interrupted, no rate reported for
 # its cut window), runs nothing more (the second configuration reports nothing), writes
-# the report with status interrupted and exits 143 with no process left.
+# the report with status interrupted and exits 143 with no process left. Last, a run
+# killed outright (SIGKILL) is reported as killed by that signal, with no rate.
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-240}
 . "$(dirname "$0")/common.inc"
 
@@ -103,7 +104,10 @@ forget "$sp"
 assert_eq "$trc" 143 "scale's exit status after SIGTERM"
 J=$O2/scale.json
 assert_eq "$(q .status)" interrupted "interrupted scale.json status"
-assert_eq "$(q '.configurations[0].status')" interrupted "the running configuration's status"
+st0=$(q '.configurations[0].status')
+[ "$st0" = interrupted ] || fail "the running configuration's status: got $st0, want" \
+	"interrupted (exit $(q '.configurations[0].exit_status'): $(q '.configurations[0].why'));" \
+	"its log ends: $(tail -n 5 "$O2/runs/i1-t1.log" | tr '\n' '|')"
 # Its 60 s window was cut short: no rate measured, so none reported (null, not 0).
 assert_eq "$(q '.configurations[0].qps')" null "the interrupted configuration's qps"
 assert_eq "$(q '.configurations[1].qps')" null "the configuration not run: qps"
@@ -111,9 +115,41 @@ q '.configurations[1].ipc' | grep -q '^unsupported: not run' ||
 	fail "the configuration not run: ipc $(q '.configurations[1].ipc')"
 q '.configurations[1].why' | grep -q '^not run: scale was interrupted' ||
 	fail "the second configuration: $(q '.configurations[1]')"
+# Its progress line says no rate was measured, with no NaN or 0 in its place.
+grep -q '\[1/2\] i1-t1: interrupted, no rate measured, exit 143' "$T/err2" ||
+	fail "no progress line naming the cut run: $(grep '\[1/2\]' "$T/err2")"
+! grep -qiw 'nan' "$T/err2" || fail "a NaN in scale's progress: $(grep -iw nan "$T/err2")"
 sleep 0.5
 left=$(pgrep -f -- "$O2/runs" | tr '\n' ' ')
 [ -z "$left" ] || fail "processes left after SIGTERM: $left"
 
+# 5. A run killed outright (SIGKILL: no result written) is reported as killed, by which
+# signal, with no rate; scale goes on and exits non-zero.
+O3=$T/sc3
+"$F" scale --instances 1 --ranker-threads 1 --run-args "--qps 3 --duration 60" \
+	--leaf-args "--active-copies 1" --out "$O3" >"$T/out3" 2>"$T/err3" &
+sp=$!
+FL_PIDS="$FL_PIDS $sp"
+i=0
+until [ -s "$O3/runs/i1-t1/result.json" ]; do
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "the killed run wrote no result.json: $(tail -n 3 "$T/err3")"
+	sleep 0.1
+done
+rp=$(pgrep -f -- "run --instances 1 .*--out $O3/runs/i1-t1")
+[ -n "$rp" ] || fail "no frontload run process for $O3/runs/i1-t1"
+kill -KILL $rp
+wait "$sp"
+krc=$?
+forget "$sp"
+# Its mock, leaf and driver lost their parent: stop them here.
+pkill -TERM -f -- "$O3/runs" 2>/dev/null
+J=$O3/scale.json
+[ "$krc" != 0 ] || fail "scale exited 0 with its only run killed"
+assert_eq "$(q '.configurations[0].exit_status')" -1 "the killed run's exit_status"
+assert_eq "$(q '.configurations[0].qps')" null "the killed run's qps"
+q '.configurations[0].why' | grep -q '^frontload run was killed by signal 9 (Killed)' ||
+	fail "the killed run's why: $(q '.configurations[0].why')"
+
 J=$O/scale.json
-echo "scale: $(q '[.configurations[] | "\(.name) \(.qps) qps (\(.qps_per_cpu)/CPU, p95 \(.p95_ms | floor) ms)"] | join(", ")'); IPC $(q '.configurations[0].ipc' | cut -c1-11); bad input exit 2; SIGTERM 143, nothing left"
+echo "scale: $(q '[.configurations[] | "\(.name) \(.qps) qps (\(.qps_per_cpu)/CPU, p95 \(.p95_ms | floor) ms)"] | join(", ")'); IPC $(q '.configurations[0].ipc' | cut -c1-11); bad input exit 2; SIGTERM 143, nothing left; a killed run named ($krc)"
