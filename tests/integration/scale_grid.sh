@@ -85,17 +85,24 @@ done
 assert_eq "$?" 2 "scale --run-args \"--instances 3\": exit status"
 grep -q -- '--instances is scale' "$T/be" || fail "no message naming --instances: $(cat "$T/be")"
 
+# scale_bg OUT THREADS N: scale with 60 s fixed-rate runs in the background (its pid in
+# sp, output in $T/outN, $T/errN), returned once the first run has written result.json.
+scale_bg() {
+	"$F" scale --instances 1 --ranker-threads "$2" --run-args "--qps 3 --duration 60" \
+		--leaf-args "--active-copies 1" --out "$1" >"$T/out$3" 2>"$T/err$3" &
+	sp=$!
+	FL_PIDS="$FL_PIDS $sp"
+	i=0
+	until [ -s "$1/runs/i1-t1/result.json" ]; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "the first run wrote no result.json: $(tail -n 3 "$T/err$3")"
+		sleep 0.1
+	done
+}
+
 # 4. SIGTERM during the first run.
 O2=$T/sc2
-"$F" scale --instances 1 --ranker-threads 1,2 --run-args "--qps 3 --duration 60" \
-	--leaf-args "--active-copies 1" --out "$O2" >"$T/out2" 2>"$T/err2" &
-sp=$!
-i=0
-until [ -s "$O2/runs/i1-t1/result.json" ]; do
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "the first run wrote no result.json: $(tail -n 3 "$T/err2")"
-	sleep 0.1
-done
+scale_bg "$O2" 1,2 2
 sleep 1
 kill -TERM "$sp"
 wait "$sp"
@@ -126,16 +133,7 @@ left=$(pgrep -f -- "$O2/runs" | tr '\n' ' ')
 # 5. A run killed outright (SIGKILL: no result written) is reported as killed, by which
 # signal, with no rate; scale goes on and exits non-zero.
 O3=$T/sc3
-"$F" scale --instances 1 --ranker-threads 1 --run-args "--qps 3 --duration 60" \
-	--leaf-args "--active-copies 1" --out "$O3" >"$T/out3" 2>"$T/err3" &
-sp=$!
-FL_PIDS="$FL_PIDS $sp"
-i=0
-until [ -s "$O3/runs/i1-t1/result.json" ]; do
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "the killed run wrote no result.json: $(tail -n 3 "$T/err3")"
-	sleep 0.1
-done
+scale_bg "$O3" 1 3
 rp=$(pgrep -f -- "run --instances 1 .*--out $O3/runs/i1-t1")
 [ -n "$rp" ] || fail "no frontload run process for $O3/runs/i1-t1"
 kill -KILL $rp
