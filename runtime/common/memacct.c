@@ -1,83 +1,15 @@
 /* memacct.c: allocator settings (mallopt) and the memory stats object. */
 #define _GNU_SOURCE
 #include <malloc.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "clock.h"
 #include "memacct.h"
 
 static struct fl_mem_tuning mem_tuning = { .keep_bytes = SIZE_MAX };
-
-/* The release thread's counts: written by it, read by the stats (relaxed atomics). */
-static struct {
-	uint64_t calls;   /* malloc_trim(0) calls */
-	uint64_t freed;   /* calls that gave memory back to the system */
-	uint64_t ns;      /* wall time spent in them */
-	uint64_t last_ns; /* the last one's */
-	uint64_t gap_ms;  /* the gap now */
-} mem_release;
-
-unsigned fl_mem_release_gap_ms(uint64_t last_ns)
-{
-	uint64_t ms = last_ns / 1000000u * FL_MEM_RELEASE_COST_X;
-
-	if (ms < FL_MEM_RELEASE_MS)
-		return FL_MEM_RELEASE_MS;
-	return ms > FL_MEM_RELEASE_MAX_MS ? FL_MEM_RELEASE_MAX_MS : (unsigned)ms;
-}
-
-/* Give the arenas' free pages back, paced by the calls' own cost: between two calls freed
- * memory is reused without a page fault, and RSS stays within one gap's churn of what is
- * in use. */
-static void *mem_release_main(void *arg)
-{
-	unsigned gap = FL_MEM_RELEASE_MS;
-
-	(void)arg;
-	for (;;) {
-		struct timespec ts = { gap / 1000, (long)(gap % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
-		uint64_t t0 = fl_mono_ns();
-		int freed = malloc_trim(0);
-		uint64_t took = fl_mono_ns() - t0;
-
-		gap = fl_mem_release_gap_ms(took);
-		__atomic_add_fetch(&mem_release.ns, took, __ATOMIC_RELAXED);
-		__atomic_store_n(&mem_release.last_ns, took, __ATOMIC_RELAXED);
-		__atomic_store_n(&mem_release.gap_ms, gap, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&mem_release.calls, 1, __ATOMIC_RELAXED);
-		if (freed)
-			__atomic_add_fetch(&mem_release.freed, 1, __ATOMIC_RELAXED);
-	}
-	return NULL;
-}
-
-/* Detached, and created with every signal blocked: the servers take their signals in
- * main with sigtimedwait, which needs every other thread to block them. */
-static int mem_release_start(void)
-{
-	sigset_t all, old;
-	pthread_attr_t at;
-	pthread_t tid;
-	int rc;
-
-	if (pthread_attr_init(&at) != 0)
-		return -1;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0 &&
-		pthread_create(&tid, &at, mem_release_main, NULL) == 0 ? 0 : -1;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&at);
-	return rc;
-}
 
 static void mem_off(const char *why)
 {
@@ -85,7 +17,6 @@ static void mem_off(const char *why)
 	mem_tuning.mmap_threshold = 0;
 	mem_tuning.arena_max = 0;
 	mem_tuning.keep_bytes = SIZE_MAX;
-	mem_tuning.release_ms = 0;
 	snprintf(mem_tuning.why, sizeof(mem_tuning.why), "%s", why);
 }
 
@@ -100,7 +31,6 @@ void fl_mem_tune(void)
 		return;
 	}
 	if (mallopt(M_MMAP_THRESHOLD, (int)FL_MEM_MMAP_THRESHOLD) != 1 ||
-	    mallopt(M_TRIM_THRESHOLD, (int)FL_MEM_TRIM_THRESHOLD) != 1 ||
 	    mallopt(M_ARENA_MAX, FL_MEM_ARENA_MAX) != 1) {
 		mem_off("mallopt refused");
 		return;
@@ -109,9 +39,6 @@ void fl_mem_tune(void)
 	mem_tuning.mmap_threshold = FL_MEM_MMAP_THRESHOLD;
 	mem_tuning.arena_max = FL_MEM_ARENA_MAX;
 	mem_tuning.keep_bytes = FL_MEM_SCRATCH_KEEP;
-	/* Not started (it never happens at startup in practice): the stats say so with a
-	 * null interval, and the arenas keep their free pages. */
-	mem_tuning.release_ms = mem_release_start() == 0 ? FL_MEM_RELEASE_MS : 0;
 	mem_tuning.why[0] = '\0';
 }
 
@@ -182,8 +109,6 @@ static json_t *mem_allocator(void)
 	const struct fl_mem_tuning *t = &mem_tuning;
 	struct mallinfo2 mi = mallinfo2();
 	json_t *o = json_object();
-	int rel = t->on && t->release_ms > 0;  /* the release thread runs */
-	uint64_t calls = __atomic_load_n(&mem_release.calls, __ATOMIC_RELAXED);
 
 	if (o == NULL)
 		return NULL;
@@ -194,21 +119,6 @@ static json_t *mem_allocator(void)
 	json_object_set_new(o, "arena_max", t->on ? mem_num(t->arena_max) : json_null());
 	json_object_set_new(o, "scratch_keep_bytes", t->on ? mem_num((int64_t)t->keep_bytes) :
 		json_null());
-	json_object_set_new(o, "release_min_gap_ms", rel ? mem_num(t->release_ms) :
-		json_null());
-	json_object_set_new(o, "release_max_gap_ms", rel ?
-		mem_num(FL_MEM_RELEASE_MAX_MS) : json_null());
-	json_object_set_new(o, "release_gap_ms", rel && calls ?
-		mem_num((int64_t)__atomic_load_n(&mem_release.gap_ms, __ATOMIC_RELAXED)) :
-		json_null());
-	json_object_set_new(o, "release_last_ms", rel && calls ?
-		json_real((double)__atomic_load_n(&mem_release.last_ns, __ATOMIC_RELAXED) / 1e6) :
-		json_null());
-	json_object_set_new(o, "releases", rel ? mem_num((int64_t)calls) : json_null());
-	json_object_set_new(o, "releases_freed", rel ? mem_num((int64_t)__atomic_load_n(
-		&mem_release.freed, __ATOMIC_RELAXED)) : json_null());
-	json_object_set_new(o, "release_ms_total", rel ? json_real((double)__atomic_load_n(
-		&mem_release.ns, __ATOMIC_RELAXED) / 1e6) : json_null());
 	json_object_set_new(o, "arenas", mem_num(mem_arenas()));
 	json_object_set_new(o, "heap_bytes", mem_num((int64_t)mi.arena));
 	json_object_set_new(o, "heap_in_use_bytes", mem_num((int64_t)mi.uordblks));

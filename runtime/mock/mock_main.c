@@ -139,9 +139,8 @@ static void mock_usage(FILE *f)
 "{corpus_bytes, io_scratch_bytes (the IO threads' request and reply buffers and zstd\n"
 "contexts), delayed_replies_bytes (replies waiting for their latency), tls_heap_bytes};\n"
 "allocator (mallinfo2, malloc_info: see frontload-leaf --help). The allocator is set up\n"
-"for a plateau without a page fault per large message (messages to 32 MiB from 2 arenas,\n"
-"free pages given back every 1-10 s, buffers over 1 MiB freed after each request);\n"
-"FL_MALLOC=default keeps glibc's defaults and grow-only buffers.\n"
+"for a plateau (mmap threshold fixed at 1 MiB, 2 arenas, buffers over 1 MiB freed after\n"
+"each request); FL_MALLOC=default keeps glibc's defaults and grow-only buffers.\n"
 "\n"
 "Options (numbers are decimal; defaults in brackets):\n");
 	fl_cli_help(f, &mock_cli);
