@@ -130,8 +130,8 @@ sleep 0.5
 left=$(pgrep -f -- "$O2/runs" | tr '\n' ' ')
 [ -z "$left" ] || fail "processes left after SIGTERM: $left"
 
-# 5. A run killed outright (SIGKILL: no result written) is reported as killed, by which
-# signal, with no rate; scale goes on and exits non-zero.
+# 5. A run killed outright (SIGKILL: its result.json left saying running) is reported as
+# killed, by which signal, with no rate; scale goes on and exits non-zero.
 O3=$T/sc3
 scale_bg "$O3" 1 3
 rp=$(pgrep -f -- "run --instances 1 .*--out $O3/runs/i1-t1")
