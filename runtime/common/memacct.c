@@ -1,6 +1,4 @@
-/* memacct.c: allocator settings (mallopt) and the memory stats object. */
-#define _GNU_SOURCE
-#include <malloc.h>
+/* memacct.c: the allocator's settings (through memalloc.h) and the memory stats object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,36 +6,36 @@
 #include <jansson.h>
 
 #include "memacct.h"
+#include "memalloc.h"
 
-static struct fl_mem_tuning mem_tuning = { .keep_bytes = SIZE_MAX };
+static struct fl_mem_tuning mem_tuning = { .allocator = "", .decay_ms = -1,
+	.keep_bytes = SIZE_MAX };
 
 static void mem_off(const char *why)
 {
 	mem_tuning.on = 0;
 	mem_tuning.mmap_threshold = 0;
 	mem_tuning.arena_max = 0;
+	mem_tuning.decay_ms = -1;
 	mem_tuning.keep_bytes = SIZE_MAX;
-	snprintf(mem_tuning.why, sizeof(mem_tuning.why), "%s", why);
+	if (why != NULL)
+		snprintf(mem_tuning.why, sizeof(mem_tuning.why), "%s", why);
 }
 
-/* mallopt(M_MMAP_THRESHOLD) also turns off glibc's dynamic threshold (and trim
- * threshold) adjustment, which is the point. */
 void fl_mem_tune(void)
 {
 	const char *env = getenv("FL_MALLOC");
 
 	if (env != NULL && strcmp(env, "default") == 0) {
+		fl_malloc_name(&mem_tuning);
 		mem_off("FL_MALLOC=default");
 		return;
 	}
-	if (mallopt(M_MMAP_THRESHOLD, (int)FL_MEM_MMAP_THRESHOLD) != 1 ||
-	    mallopt(M_ARENA_MAX, FL_MEM_ARENA_MAX) != 1) {
-		mem_off("mallopt refused");
+	if (fl_malloc_setup(&mem_tuning) != 0) {
+		mem_off(NULL);  /* fl_malloc_setup wrote why */
 		return;
 	}
 	mem_tuning.on = 1;
-	mem_tuning.mmap_threshold = FL_MEM_MMAP_THRESHOLD;
-	mem_tuning.arena_max = FL_MEM_ARENA_MAX;
 	mem_tuning.keep_bytes = FL_MEM_SCRATCH_KEEP;
 	mem_tuning.why[0] = '\0';
 }
@@ -50,32 +48,6 @@ const struct fl_mem_tuning *fl_mem_tuning(void)
 size_t fl_mem_keep_bytes(void)
 {
 	return mem_tuning.keep_bytes;
-}
-
-int fl_mem_count_arenas(const char *xml)
-{
-	int n = 0;
-
-	for (const char *p = xml; (p = strstr(p, "<heap nr=")) != NULL; p++)
-		n++;
-	return n > 0 ? n : -1;
-}
-
-static int mem_arenas(void)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int n = -1;
-
-	if (f == NULL)
-		return -1;
-	if (malloc_info(0, f) == 0 && fclose(f) == 0)
-		n = fl_mem_count_arenas(buf);
-	else
-		fclose(f);
-	free(buf);
-	return n;
 }
 
 /* VmRSS, RssAnon, RssFile of /proc/self/status in bytes; -1 each when absent. */
@@ -107,25 +79,16 @@ static json_t *mem_num(int64_t v)
 static json_t *mem_allocator(void)
 {
 	const struct fl_mem_tuning *t = &mem_tuning;
-	struct mallinfo2 mi = mallinfo2();
 	json_t *o = json_object();
 
 	if (o == NULL)
 		return NULL;
-	json_object_set_new(o, "tuning", json_string(t->on ? "frontload" : "glibc default"));
+	json_object_set_new(o, "name", json_string(t->allocator));
+	json_object_set_new(o, "tuning", json_string(t->on ? "frontload" : "allocator default"));
 	json_object_set_new(o, "why_default", t->on ? json_null() : json_string(t->why));
-	json_object_set_new(o, "mmap_threshold_bytes", t->on ? mem_num((int64_t)t->mmap_threshold) :
-		json_null());
-	json_object_set_new(o, "arena_max", t->on ? mem_num(t->arena_max) : json_null());
 	json_object_set_new(o, "scratch_keep_bytes", t->on ? mem_num((int64_t)t->keep_bytes) :
 		json_null());
-	json_object_set_new(o, "arenas", mem_num(mem_arenas()));
-	json_object_set_new(o, "heap_bytes", mem_num((int64_t)mi.arena));
-	json_object_set_new(o, "heap_in_use_bytes", mem_num((int64_t)mi.uordblks));
-	json_object_set_new(o, "heap_free_bytes", mem_num((int64_t)mi.fordblks));
-	json_object_set_new(o, "top_releasable_bytes", mem_num((int64_t)mi.keepcost));
-	json_object_set_new(o, "mmapped_bytes", mem_num((int64_t)mi.hblkhd));
-	json_object_set_new(o, "mmapped_chunks", mem_num((int64_t)mi.hblks));
+	fl_malloc_json(o, t);
 	return o;
 }
 

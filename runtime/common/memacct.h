@@ -1,15 +1,22 @@
 /* memacct.h: the servers' allocator settings and their memory, by owner, for the stats.
  *
- * glibc's defaults let a server's RSS ratchet under the sampled 1-16 MiB messages: the
- * mmap threshold starts at 128 KiB and rises to the size of any mmapped chunk freed (up
- * to 32 MiB), so after the first large message every later one up to that size comes
- * from the heap, where freed space is kept and fragments; each thread gets its own arena
- * (up to 8 per CPU), each keeping its own free space. fl_mem_tune fixes the threshold
- * (FL_MEM_MMAP_THRESHOLD: larger chunks are mapped and unmapped on free, whatever came
- * before) and caps the arenas (FL_MEM_ARENA_MAX), and scratch buffers larger than
- * FL_MEM_SCRATCH_KEEP are freed after each use (fl_mem_keep_bytes, fl_bytes_trim).
- * FL_MALLOC=default in the environment leaves glibc's defaults and grow-only scratch
- * buffers (what the servers did before; for comparisons such as the soak's).
+ * The servers allocate and free messages of 1 KiB to 32 MiB (sampled, heavy-tailed) on
+ * every request, so the allocator decides both their RSS and how much CPU goes to page
+ * faults. configure picks the allocator the leaf and the mock link (--malloc):
+ *
+ * jemalloc (the default; memalloc_jemalloc.c): freed pages stay with their arena for
+ *   reuse and are given back once they have been free for about FL_MEM_DECAY_MS (jemalloc's
+ *   decay, by a background thread), so the churn of one request is reused by the next
+ *   without faulting while RSS follows the load down within seconds.
+ * glibc (memalloc_glibc.c; the sanitizer builds, whose runtimes replace malloc): the
+ *   mmap threshold is fixed at FL_MEM_MMAP_THRESHOLD (glibc's dynamic threshold rises to
+ *   32 MiB after the first large free, after which freed messages stay in the heap and
+ *   fragment; fixed, every larger chunk is mapped and unmapped, paying its page faults on
+ *   each use) and the arenas are capped at FL_MEM_ARENA_MAX.
+ *
+ * Either way scratch buffers larger than FL_MEM_SCRATCH_KEEP are freed after each use
+ * (fl_mem_keep_bytes). FL_MALLOC=default in the environment leaves the allocator's own
+ * defaults and grow-only scratch buffers (for comparisons such as the soak's).
  */
 #ifndef FL_MEMACCT_H
 #define FL_MEMACCT_H
@@ -17,14 +24,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FL_MEM_MMAP_THRESHOLD (1u << 20)  /* bytes: chunks this size and up are mmapped */
-#define FL_MEM_ARENA_MAX 2                /* malloc arenas at most */
+#define FL_MEM_MMAP_THRESHOLD (1u << 20)  /* glibc: bytes; chunks this size and up are mmapped */
+#define FL_MEM_ARENA_MAX 2                /* glibc: malloc arenas at most */
+#define FL_MEM_DECAY_MS 1000              /* jemalloc: ms a freed page stays before purge */
 #define FL_MEM_SCRATCH_KEEP (1u << 20)    /* bytes a scratch buffer keeps between uses */
 
 struct fl_mem_tuning {
-	int on;                 /* 0: FL_MALLOC=default (or a mallopt refused) */
-	size_t mmap_threshold;  /* set (bytes); 0 when off */
-	int arena_max;          /* set; 0 when off */
+	const char *allocator;  /* "jemalloc" or "glibc" */
+	int on;                 /* 0: FL_MALLOC=default, or the allocator refused a setting */
+	size_t mmap_threshold;  /* glibc: set (bytes); 0 when off or jemalloc */
+	int arena_max;          /* glibc: set; 0 when off or jemalloc */
+	long decay_ms;          /* jemalloc: dirty decay set (ms); -1 when off or glibc */
 	size_t keep_bytes;      /* scratch kept between uses; SIZE_MAX when off */
 	char why[96];           /* why off, "" when on */
 };
@@ -43,13 +53,8 @@ struct fl_mem_owner {
 
 /* The "memory" stats object (new reference, NULL when out of memory): rss_bytes,
  * rss_anon_bytes, rss_file_bytes (/proc/self/status; null when unreadable), owners
- * {name: bytes}, allocator {tuning, mmap_threshold_bytes, arena_max,
- * scratch_keep_bytes (null: glibc default / grow-only), arenas, heap_bytes,
- * heap_in_use_bytes, heap_free_bytes, top_releasable_bytes, mmapped_bytes,
- * mmapped_chunks}. */
+ * {name: bytes}, allocator {name, version, tuning, why_default, scratch_keep_bytes, and
+ * the allocator's own settings and figures (memalloc.h)}. */
 struct json_t *fl_mem_json(const struct fl_mem_owner *owners, size_t n);
-
-/* Count "<heap nr=" in malloc_info's XML: the arenas in use. -1 when not found. */
-int fl_mem_count_arenas(const char *xml);
 
 #endif

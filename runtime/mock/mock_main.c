@@ -138,9 +138,11 @@ static void mock_usage(FILE *f)
 "The stats' memory block: rss_bytes, rss_anon_bytes, rss_file_bytes; owners\n"
 "{corpus_bytes, io_scratch_bytes (the IO threads' request and reply buffers and zstd\n"
 "contexts), delayed_replies_bytes (replies waiting for their latency), tls_heap_bytes};\n"
-"allocator (mallinfo2, malloc_info: see frontload-leaf --help). The allocator is set up\n"
-"for a plateau (mmap threshold fixed at 1 MiB, 2 arenas, buffers over 1 MiB freed after\n"
-"each request); FL_MALLOC=default keeps glibc's defaults and grow-only buffers.\n"
+"allocator (jemalloc's mallctl or glibc's mallinfo2: see frontload-leaf --help). The\n"
+"allocator is set up for reuse with a plateau (jemalloc: freed pages purged after about\n"
+"1 s; glibc: mmap threshold fixed at 1 MiB, 2 arenas; both: buffers over 1 MiB freed\n"
+"after each request); FL_MALLOC=default keeps the allocator's defaults and grow-only\n"
+"buffers.\n"
 "\n"
 "Options (numbers are decimal; defaults in brackets):\n");
 	fl_cli_help(f, &mock_cli);

@@ -9,9 +9,11 @@
 # growing,
 # no driver errors, OK >= 99%. Then the leaf's and the mock's stats must carry the memory
 # block with the allocator settings in force (tuning "frontload", at most arena_max
-# arenas) and the owners' bytes (corpus, sessions, scratch).
-# With FL_MALLOC=default (glibc's dynamic mmap threshold, an arena per thread, grow-only
-# scratch buffers, as before issue 17) the leaf's RSS climbs in steps through this window.
+# arenas; the allocator configure chose, and with jemalloc its decay in force and pages
+# purged) and the owners' bytes (corpus, sessions, scratch).
+# In a configure --malloc=glibc build with FL_MALLOC=default (glibc's dynamic mmap
+# threshold, an arena per thread, grow-only scratch buffers, as before issue 17) the
+# leaf's RSS climbs in steps through this window.
 # Skipped under sanitizers: ASan's quarantine and shadow memory keep freed memory, so RSS
 # says nothing about the program's own.
 if [ -n "${FL_SANITIZERS:-}" ]; then
@@ -33,9 +35,16 @@ verdict=$(tail -n 1 "$T/soak.out")
 	fail "soak.sh exit $rc: $verdict"
 }
 
+malloc=$(get "$B/config.json" malloc)
 for who in leaf mock; do
 	J=$OUT/$who.json
+	assert_eq "$(get "$J" memory.allocator.name)" "$malloc" "$who allocator (configure --malloc)"
 	assert_eq "$(get "$J" memory.allocator.tuning)" frontload "$who allocator tuning"
+	if [ "$malloc" = jemalloc ]; then
+		assert_eq "$(get "$J" memory.allocator.dirty_decay_ms)" 1000 "$who jemalloc decay"
+		assert_eq "$(get "$J" memory.allocator.background_thread)" true "$who jemalloc background thread"
+		assert_gt "$(get "$J" memory.allocator.purged_bytes)" 0 "$who jemalloc purged bytes"
+	fi
 	arenas=$(get "$J" memory.allocator.arenas)
 	assert_le "$arenas" "$(get "$J" memory.allocator.arena_max)" "$who malloc arenas"
 	assert_gt "$(get "$J" memory.rss_bytes)" 0 "$who rss_bytes"

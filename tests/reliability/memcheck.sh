@@ -9,6 +9,8 @@
 #
 # The mock runs natively; the leaf runs under
 #   valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite
+#     --soname-synonyms=somalloc=libjemalloc.so*  (memcheck's malloc replaces jemalloc's
+#     too, in a configure --malloc=jemalloc build; nothing to replace with glibc)
 # with small knobs (1 thread per pool, 1 mock channel, 20 extractor calls per story, a
 # 1 MiB corpus from a directory, 512 DLRM rows) and sees, on plain TCP:
 #   - 20 requests (sampled sizes capped at 256 KiB, zstd replies for half);
@@ -44,7 +46,7 @@ note "leaf under valgrind (log $LOG)"
 cat >"$T/leaf-vg.sh" <<EOF2
 #!/bin/sh
 OPENBLAS_NUM_THREADS=1 exec valgrind --tool=memcheck --leak-check=full \\
-	--errors-for-leak-kinds=definite --num-callers=30 --log-file="$LOG" "$LEAF" "\$@"
+	--soname-synonyms=somalloc=libjemalloc.so* --errors-for-leak-kinds=definite --num-callers=30 --log-file="$LOG" "$LEAF" "\$@"
 EOF2
 chmod +x "$T/leaf-vg.sh"
 start_server leaf "$T/leaf-vg.sh" --port 0 --lib "$LIB" --tls-dir "$T/tls" --mock "127.0.0.1:$mock_port" \
