@@ -18,8 +18,10 @@
 # Corrupt pattern files: tests/run.sh section 4 ("broken pattern: ...") already checks
 # that frontload-gen generate refuses them naming the file and line; not repeated here.
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
-# Once (clang build, 2026-12-02) the leaf did not exit within 30 s on the "method" case:
-# a suspected hang on its error path, not yet found; a second attempt is run, visibly.
+# "The leaf is still running 30 s after starting on corrupt data" (clang build 12-02, ASan
+# build 12-05, twice) was the test's running() misreading a process reaped between its
+# two looks at /proc as alive (common.inc, fixed 12-05): 2 of 8 runs failed so before, at
+# once rather than after 30 s.
 # fl-test: retries=1
 . "$(dirname "$0")/common.inc"
 
