@@ -27,6 +27,19 @@ static int je_set(const char *name, void *v, size_t len, struct fl_mem_tuning *t
 	return err == 0 ? 0 : -1;
 }
 
+/* Whether arena i exists: 1 or 0; -1 when jemalloc refuses the question. */
+static int je_arena_initialized(unsigned i)
+{
+	char name[48];
+	bool init = false;
+	size_t l = sizeof(init);
+
+	snprintf(name, sizeof(name), "arena.%u.initialized", i);
+	if (mallctl(name, &init, &l, NULL, 0) != 0)
+		return -1;
+	return init;
+}
+
 /* Set the decay of every arena that exists already (the main thread's): the defaults
  * in arenas.*_decay_ms reach only arenas made later. arena.<MALLCTL_ARENAS_ALL> is
  * refused for these two settings, so one arena at a time. */
@@ -41,11 +54,8 @@ static int je_decay_existing(ssize_t dirty, ssize_t muzzy, struct fl_mem_tuning 
 	}
 	for (unsigned i = 0; i < narenas; i++) {
 		char name[48];
-		bool init = false;
 
-		l = sizeof(init);
-		snprintf(name, sizeof(name), "arena.%u.initialized", i);
-		if (mallctl(name, &init, &l, NULL, 0) != 0 || !init)
+		if (je_arena_initialized(i) != 1)
 			continue;
 		snprintf(name, sizeof(name), "arena.%u.dirty_decay_ms", i);
 		if (je_set(name, &dirty, sizeof(dirty), t) != 0)
@@ -107,12 +117,9 @@ static int je_arenas_used(unsigned narenas)
 	int n = 0;
 
 	for (unsigned i = 0; i < narenas; i++) {
-		char name[40];
-		bool init = false;
-		size_t l = sizeof(init);
+		int init = je_arena_initialized(i);
 
-		snprintf(name, sizeof(name), "arena.%u.initialized", i);
-		if (mallctl(name, &init, &l, NULL, 0) != 0)
+		if (init < 0)
 			return -1;
 		n += init;
 	}
