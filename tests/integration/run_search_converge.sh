@@ -12,7 +12,10 @@
 #     re-measure step; the last step the final window; every judged step has a p95
 #     interval (lo <= p95 <= hi) and an in-flight ceiling >= rate x 2 x SLA; no step that
 #     was judged pass or fail was driver_limited; the rate passed at least twice before
-#     its final window;
+#     its final window, or (run_search.c, search_final_just_below) its final window ran
+#     half the tolerance below a final window that missed, and the reason says so: the
+#     longest window passing there brackets the knee within tolerance / 2 (CI, clang
+#     build: a final at 84.1 missed after passing at 309 ms, the next at 82 passed);
 #   - closing lines say "converged: yes" and the sla_bound_qps.
 # Timing and capacity: skipped (77) under sanitizers. On 2 shared cores the knee is a
 # cliff that moves by +-10% within a minute (a capacity-limited queue at 95% utilisation
@@ -84,8 +87,16 @@ bad=$(jq -r --argjson sla "$sla" '
 			"step \(.step): in-flight ceiling \(.inflight_ceiling) < rate x 2 x SLA"] +
 		 [.steps[] | select((.verdict == "pass" or .verdict == "fail") and .driver_limited) |
 			"step \(.step): judged \(.verdict) although driver_limited"] +
-		 (if ([.steps[:-1][] | select(.pass and ((.requested_qps - $b) | fabs) < 1e-6)] | length) < 2
-			then ["\($b) qps did not pass twice before its final window"] else [] end))
+		 (.steps[-2] as $prev | (.config.tolerance_pct / 100) as $tol |
+			if ([.steps[:-1][] | select(.pass and ((.requested_qps - $b) | fabs) < 1e-6)] | length) >= 2
+			then []
+			elif $prev.phase == "final" and ($prev.pass | not) and $prev.requested_qps > $b and
+				$b >= $prev.requested_qps / (1 + $tol / 2) - 0.1 - 1e-6 and
+				(.converged_reason | test("half the tolerance below"))
+			then []
+			else ["\($b) qps did not pass twice before its final window, and its final window " +
+				"was not half the tolerance below a missed one (step before: \($prev.phase) " +
+				"\($prev.requested_qps) qps \($prev.verdict))"] end))
 		| first // empty
 	end' "$R") || fail "jq could not read $R"
 [ -z "$bad" ] || fail "$bad"
