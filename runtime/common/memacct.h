@@ -7,7 +7,7 @@
  * jemalloc (the default; memalloc_jemalloc.c): freed pages stay with their arena for
  *   reuse and are given back once they have been free for about FL_MEM_DECAY_MS (jemalloc's
  *   decay, by a background thread), so the churn of one request is reused by the next
- *   without faulting while RSS follows the load down within seconds.
+ *   without faulting while RSS follows the load down within tens of seconds.
  * glibc (memalloc_glibc.c; the sanitizer builds, whose runtimes replace malloc): the
  *   mmap threshold is fixed at FL_MEM_MMAP_THRESHOLD (glibc's dynamic threshold rises to
  *   32 MiB after the first large free, after which freed messages stay in the heap and
@@ -26,7 +26,11 @@
 
 #define FL_MEM_MMAP_THRESHOLD (1u << 20)  /* glibc: bytes; chunks this size and up are mmapped */
 #define FL_MEM_ARENA_MAX 2                /* glibc: malloc arenas at most */
-#define FL_MEM_DECAY_MS 1000              /* jemalloc: ms a freed page stays before purge */
+/* jemalloc: ms a freed page stays before purge. jemalloc's own default, 10 s: at 1 s the
+ * leaf purged ~1.3 MB per request and faulted it back (184-224 page faults and 11.4-11.8
+ * ms of leaf CPU per request at 100 qps, --copies=2, against 62-63 and 8.2-9.1 ms at 10 s;
+ * README "Memory"). */
+#define FL_MEM_DECAY_MS 10000
 #define FL_MEM_SCRATCH_KEEP (1u << 20)    /* bytes a scratch buffer keeps between uses */
 
 struct fl_mem_tuning {

@@ -41,7 +41,7 @@ for who in leaf mock; do
 	assert_eq "$(get "$J" memory.allocator.name)" "$malloc" "$who allocator (configure --malloc)"
 	assert_eq "$(get "$J" memory.allocator.tuning)" frontload "$who allocator tuning"
 	if [ "$malloc" = jemalloc ]; then
-		assert_eq "$(get "$J" memory.allocator.dirty_decay_ms)" 1000 "$who jemalloc decay"
+		assert_eq "$(get "$J" memory.allocator.dirty_decay_ms)" 10000 "$who jemalloc decay"
 		assert_eq "$(get "$J" memory.allocator.background_thread)" true "$who jemalloc background thread"
 		assert_gt "$(get "$J" memory.allocator.purged_bytes)" 0 "$who jemalloc purged bytes"
 	fi
