@@ -795,6 +795,32 @@ static void test_missed_step_reads_saturation(void **state)
 	assert_true(st.qps <= 134.0);
 }
 
+/* The default build's run of 12-06: a step at 145 qps (after passes at 108.9 and 114.5)
+ * answers 61.5/s with errors, below what a passing step answered: goodput collapsing
+ * under overload, not the host's limit, so S stays unread and 145 is an ordinary miss. */
+static void test_collapse_is_not_saturation(void **state)
+{
+	(void)state;
+	static const double probes[][2] = { { 5, 144 }, { 14.5, 152 }, { 53, 211 },
+		{ 132.5, 2173 }, { 136.125, 2995 } };
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	start_probed(&s, &c, probes, 5);
+	feed(&s, 108.9, 212);
+	feed(&s, 114.5, 247);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.qps == 145);
+	struct fl_search_obs o = { .requested_qps = 145, .offered_qps = 147.9,
+		.achieved_qps = 61.5, .p95_ms = 2978, .p95_lo_ms = 2944, .p95_hi_ms = 2995,
+		.window_s = 15, .requests = 2219, .errors = 878, .latencies = 1100 };
+	fl_search_record(&s, &o, NULL, 0);
+	assert_true(s.saturation_qps == 0 && !isfinite(fl_search_cap(&s)));
+	assert_true(s.hi == 145);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.qps > 114.5 && st.qps < 145);
+}
+
 /* A quick search (3 final windows, no cap) whose first 15 s final window misses at a
  * rate two 4 s steps passed: the next final window runs at once, half the tolerance
  * below it (the next lower clean pass lies a whole bracket step below), and its pass
@@ -943,6 +969,21 @@ static void test_interval_sizing(void **state)
 	assert_int_equal(fl_search_inflight(&c, 300, 0), 420);
 	assert_int_equal(fl_search_inflight(&c, 300, 2), 1680);
 	assert_int_equal(fl_search_inflight(&c, 10, 0), 64);
+	/* frontload run's: one 3 s driver timeout of arrivals plus 4 deviations: 300 qps:
+	 * 900 + 4 x 30 = 1020; 100 qps: 300 + 4 x 17.3 = 369.3 -> 370; 10 qps: 30 + 21.9,
+	 * so 64; a negative or infinite setting is refused. */
+	c.inflight_s = 3;
+	assert_int_equal(fl_search_inflight(&c, 300, 0), 1020);
+	assert_int_equal(fl_search_inflight(&c, 100, 0), 370);
+	assert_int_equal(fl_search_inflight(&c, 100, 1), 740);
+	assert_int_equal(fl_search_inflight(&c, 10, 0), 64);
+	char err[128];
+	assert_int_equal(fl_search_config_check(&c, err, sizeof err), 0);
+	c.inflight_s = -1;
+	assert_int_equal(fl_search_config_check(&c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "in-flight seconds"));
+	c.inflight_s = INFINITY;
+	assert_int_equal(fl_search_config_check(&c, err, sizeof err), -1);
 }
 
 /* next() repeats until record(); record() after done fails; abort keeps the best clean
@@ -1028,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_bracket_ceiling_from_steps),
 		cmocka_unit_test(test_final_just_below),
 		cmocka_unit_test(test_missed_step_reads_saturation),
+		cmocka_unit_test(test_collapse_is_not_saturation),
 		cmocka_unit_test(test_saturation_caps_final),
 		cmocka_unit_test(test_interval_sizing),
 		cmocka_unit_test(test_api),

@@ -209,9 +209,11 @@ void run_usage(FILE *f)
 "achieved or errors miss). When the SLA lies inside the interval the step is unsure\n"
 "and the rate runs again for twice as long (up to --max-step-seconds, where unsure\n"
 "counts as a miss). Steps last long enough for the interval --p95-interval asks for.\n"
-"Before each step the drivers' in-flight ceiling is set to rate x 2 x SLA (at least\n"
-"64); a step the driver still limited (driver_limited) is not judged but run again with\n"
-"twice the ceiling. After a failed step frontload waits until the leaf has nothing in\n"
+"Before each step the drivers' in-flight ceiling is set to the requests of one driver\n"
+"timeout (max(3 s, 4 x SLA)) at the rate, plus 4 standard deviations of their Poisson\n"
+"count (at least 64), so it binds only on requests that would time out anyway; a step\n"
+"the driver still limited (driver_limited) is not judged but run again with twice the\n"
+"ceiling. After a failed step frontload waits until the leaf has nothing in\n"
 "flight before the next one. Default timing: 5 s warm-up, 15..60 s steps and a 300 s\n"
 "final window: about 10 minutes. Rates are requests/s per instance.\n"
 "\n"
@@ -258,9 +260,10 @@ void run_usage(FILE *f)
 "    driver's form: sub_bits, count, min, max, sum, buckets [[index, count], ...]), and\n"
 "    drivers[] each driver's own figures with its seed and latency_hist_ns), search\n"
 "    (capacity_qps, capacity_saturated, capacity_reprobed, saturation_qps (the\n"
-"    highest reply rate of a judged step that fell short of its offered rate, null\n"
-"    while none did), final_cap_qps (saturation_qps / (1 + --saturation-margin):\n"
-"    no final window above it; null without saturation or with margin 0), lo_qps,\n"
+"    highest reply rate of a judged step that fell short of its offered rate and\n"
+"    answered more than any passing step, null while none did), final_cap_qps\n"
+"    (saturation_qps / (1 + --saturation-margin): no final window above it; null\n"
+"    without saturation or with margin 0), lo_qps,\n"
 "    hi_qps, judged_steps, final_windows; per instance),\n"
 "    config (every knob), build (config.json/manifest.json), machines[] (CPU\n"
 "    model and counts, kernel), clocks {reference, bound_ms, within_bound (false:\n"
@@ -368,5 +371,9 @@ int run_parse_args(struct fl_run_config *c, int argc, char **argv, char *err,
 	/* Well past the SLA, so a timeout is a failed request, yet short enough that an
 	 * overloaded step does not drag on. */
 	c->driver_timeout_s = fmax(3.0, 4 * c->search.sla_p95_ms / 1000);
+	/* Sized from the timeout, the driver's ceiling binds only on requests that would
+	 * fail anyway: with 2 x SLA it bound in a default run's 300 s final windows (p99
+	 * 1.1-1.6 x SLA), leaving them unjudged. */
+	c->search.inflight_s = c->driver_timeout_s;
 	return 0;
 }

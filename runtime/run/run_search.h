@@ -73,8 +73,11 @@
  * at most, and a third time ends the search).
  * Step lengths: at least step_s, and long enough for min_samples latencies (enough for the
  * p95's interval to span +- ci_pct percentile points), at most max_step_s.
- * In-flight ceiling: rate x 2 x SLA (a leaf holding that many is already past the SLA on
- * average, by Little's law), at least probe_inflight, doubled per unjudged retry.
+ * In-flight ceiling: the arrivals of inflight_s seconds at the rate plus 4 standard
+ * deviations of their Poisson count, so with inflight_s the driver's timeout the ceiling
+ * never binds while requests are still answered in time (without it, 2 x SLA: a leaf
+ * holding that many is past the SLA on average, by Little's law); at least
+ * probe_inflight, doubled per unjudged retry.
  */
 #ifndef FL_RUN_SEARCH_H
 #define FL_RUN_SEARCH_H
@@ -128,11 +131,14 @@ struct fl_search_config {
 	double ci_pct;          /* steps aim for a p95 interval of +- this many percentile
 	                           points (1: p94..p96) */
 	unsigned probe_inflight; /* driver in-flight ceiling in probes, and the least one */
+	double inflight_s;      /* judged steps: the ceiling holds this many seconds of
+	                           arrivals (the driver's timeout: a request older is failed
+	                           anyway); 0: 2 x SLA */
 };
 
 /* start 4, max 100000, growth 4, SLA 700 ms, tolerance 5%, saturation margin 5%, 16
  * steps, 2 finals, 95%, 1%,
- * probes 2 s, steps 15..60 s, final 300 s, +- 1 point, 64 in flight. */
+ * probes 2 s, steps 15..60 s, final 300 s, +- 1 point, 64 in flight, ceilings 2 x SLA. */
 void fl_search_config_default(struct fl_search_config *c);
 
 /* Check c. Returns 0, or -1 with err naming the bad field. */
@@ -195,7 +201,8 @@ struct fl_search {
 	double saturation_qps;      /* S: highest reply rate of a judged step that fell short
 	                               of its offered rate (by more than a pass allows, or,
 	                               when it missed, by more than the window's edge
-	                               noise); 0 while none did */
+	                               noise) and answered more than any passing
+	                               step (less is a collapse); 0 while none did */
 	int capacity_saturated;     /* a probe saturated the leaf (else capacity >= it) */
 	double lo;                  /* highest rate believed to pass; 0: none */
 	double hi;                  /* lowest rate that missed; 0: none */
@@ -241,8 +248,8 @@ double fl_search_cap(const struct fl_search *s);
 /* Upper bound on the steps still to come, final windows included (for an ETA). */
 unsigned fl_search_remaining(const struct fl_search *s);
 
-/* The in-flight ceiling for qps under c: ceil(qps x 2 x SLA), at least probe_inflight,
- * times 2^doublings. */
+/* The in-flight ceiling for qps under c: n = qps x inflight_s (or x 2 x SLA), plus
+ * 4 sqrt(n), rounded up, at least probe_inflight, times 2^doublings. */
 unsigned fl_search_inflight(const struct fl_search_config *c, double qps, unsigned doublings);
 
 /* Measured seconds of a judged step at qps: enough for the p95 interval target, within
