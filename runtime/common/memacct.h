@@ -27,9 +27,8 @@
 #define FL_MEM_MMAP_THRESHOLD (1u << 20)  /* glibc: bytes; chunks this size and up are mmapped */
 #define FL_MEM_ARENA_MAX 2                /* glibc: malloc arenas at most */
 /* jemalloc: ms a freed page stays before purge. jemalloc's own default, 10 s: at 1 s the
- * leaf purged ~1.3 MB per request and faulted it back (184-224 page faults and 11.4-11.8
- * ms of leaf CPU per request at 100 qps, --copies=2, against 62-63 and 8.2-9.1 ms at 10 s;
- * README "Memory"). */
+ * leaf purged ~1.3 MB per request and faulted it back (184-224 page faults per request at
+ * 100 qps, --copies=2, against 113-129 at 10 s; README "Memory"). */
 #define FL_MEM_DECAY_MS 10000
 #define FL_MEM_SCRATCH_KEEP (1u << 20)    /* bytes a scratch buffer keeps between uses */
 

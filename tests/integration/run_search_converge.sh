@@ -10,7 +10,8 @@
 #     interval whose upper end is <= the SLA; search.capacity_qps > 0;
 #   - the steps: capacity probes first (unjudged), then bracket steps; a bisect or a
 #     re-measure step; the last step the final window; every judged step has a p95
-#     interval (lo <= p95 <= hi) and an in-flight ceiling >= rate x 2 x SLA; no step that
+#     interval (lo <= p95 <= hi) and an in-flight ceiling >= the arrivals of one driver
+#     timeout plus 4 deviations (run_search.h); no step that
 #     was judged pass or fail was driver_limited; the rate passed at least twice before
 #     its final window, or (run_search.c, search_final_just_below) its final window ran
 #     half the tolerance below a final window that missed, and the reason says so: the
@@ -67,7 +68,9 @@ fhi=$(get "$R" final_p95_interval_ms.hi)
 cap=$(get "$R" search.capacity_qps)
 
 # The steps, judged by jq: the first problem found, or nothing.
-bad=$(jq -r --argjson sla "$sla" '
+# frontload run's driver timeout: max(3 s, 4 x SLA) (run_flags.c).
+to=$(awk -v s="$sla" 'BEGIN { t = 4 * s / 1000; print (t > 3 ? t : 3) }')
+bad=$(jq -r --argjson sla "$sla" --argjson to "$to" '
 	(.sla_bound_qps - .final_requested_qps | fabs) as $d |
 	[.steps[].phase] as $ph |
 	.sla_bound_qps as $b |
@@ -83,8 +86,8 @@ bad=$(jq -r --argjson sla "$sla" '
 			select(.p95_interval_ms == null or .p95_interval_ms.lo > .p95_ms or .p95_ms > .p95_interval_ms.hi) |
 			"step \(.step): p95 \(.p95_ms) outside its interval \(.p95_interval_ms)"] +
 		 [.steps[] | select(.phase != "probe") |
-			select((.inflight_ceiling // 0) < ([.requested_qps * 2 * $sla / 1000, 64] | max) - 1) |
-			"step \(.step): in-flight ceiling \(.inflight_ceiling) < rate x 2 x SLA"] +
+			select((.inflight_ceiling // 0) < ((.requested_qps * $to) as $n | [$n + 4 * ($n | sqrt), 64] | max) - 1) |
+			"step \(.step): in-flight ceiling \(.inflight_ceiling) < one driver timeout of arrivals + 4 deviations"] +
 		 [.steps[] | select((.verdict == "pass" or .verdict == "fail") and .driver_limited) |
 			"step \(.step): judged \(.verdict) although driver_limited"] +
 		 (.steps[-2] as $prev | (.config.tolerance_pct / 100) as $tol |
