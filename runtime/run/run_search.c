@@ -210,7 +210,7 @@ unsigned fl_search_inflight(const struct fl_search_config *c, double qps, unsign
 
 	if (c->inflight_s > 0) {
 		/* A 300 s final window sees bursts of arrivals several deviations above the
-		 * mean: a ceiling of the mean alone bound there (driver_limited), wasting it. */
+		 * mean: a ceiling at the mean alone would bind on them (driver_limited). */
 		n = qps * c->inflight_s;
 		n = ceil(n + 4 * sqrt(n));
 	} else {
@@ -226,18 +226,6 @@ double fl_search_step_seconds(const struct fl_search_config *c, double qps)
 {
 	double need = fl_ci_samples_for(0.95, FL_CI_Z95, c->ci_pct) / qps;
 	return fmin(c->max_step_s, fmax(c->step_s, need));
-}
-
-/* The most OK replies/s a passing judged step answered; 0 when none passed. */
-static double search_best_passed(const struct fl_search *s)
-{
-	double best = 0;
-	for (unsigned i = 0; i < s->nprobes; i++) {
-		const struct fl_search_probe *p = &s->probes[i];
-		if (p->step.phase != FL_PHASE_PROBE && p->pass && isfinite(p->achieved_qps))
-			best = fmax(best, p->achieved_qps);
-	}
-	return best;
 }
 
 static void search_finish(struct fl_search *s, int converged, const char *fmt, ...)
@@ -278,14 +266,15 @@ static double search_clean_pass_below(const struct fl_search *s, double limit)
 	return best;
 }
 
-/* The most OK replies/s any judged step (not a probe) answered; 0 when none. */
-static double search_best_answered(const struct fl_search *s)
+/* The most OK replies/s any judged step (not a probe) answered, or with passed only a
+ * step that passed; 0 when none. */
+static double search_best_answered(const struct fl_search *s, int passed)
 {
 	double best = 0;
 	for (unsigned i = 0; i < s->nprobes; i++) {
 		const struct fl_search_probe *p = &s->probes[i];
 		if (p->step.phase != FL_PHASE_PROBE && p->verdict != FL_VERDICT_UNJUDGED &&
-		    isfinite(p->achieved_qps))
+		    (!passed || p->pass) && isfinite(p->achieved_qps))
 			best = fmax(best, p->achieved_qps);
 	}
 	return best;
@@ -482,7 +471,7 @@ static void search_decide(struct fl_search *s)
 			 * alone reads low (2-8 s): a default run's probes read 128.5 qps where
 			 * its 15 s steps answered 134.3, its bracket stopped at 141.3, missed on
 			 * p95 with replies within 5%, and S (the cap) was never read. */
-			double ceil_q = step * fmax(s->capacity_qps, search_best_answered(s));
+			double ceil_q = step * fmax(s->capacity_qps, search_best_answered(s, 0));
 			/* At the 0.1 qps the bracket rates are rounded to, so a pass there is at
 			 * the ceiling, not a hair below it (209.7 then 209.733). */
 			if (ceil_q >= 10)
@@ -658,7 +647,7 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 		 * qps answered 61.5/s (878 errors) after one at 105.8 had passed with 104.0,
 		 * and S = 61.5 capped the search at 58.6. */
 		if (isfinite(ach) && ach > s->saturation_qps && behind &&
-		    ach > search_best_passed(s))
+		    ach > search_best_answered(s, 1))
 			s->saturation_qps = ach;
 	}
 
