@@ -16,6 +16,11 @@
 #
 # LEAF_FLAGS (environment): extra frontload-leaf flags, for comparing admission settings
 # (for example LEAF_FLAGS="--max-queue-ms 1000"); printed in the header line.
+# REQUESTS (environment): "default" (the default) sends the driver's default requests,
+# sizes sampled from production's request and reply size tables (runtime/data/
+# feed_aggregator_*_sizes.json: median request 48 KB, p75 1.9 MB), as frontload run
+# does; "light" sends 16 stories of 1 KiB, 20,000 request bytes, 10,000 reply bytes,
+# which measures the leaf's compute stages with little IO.
 # One mock and one leaf with their defaults (the leaf's pools sized from the CPUs, inflight
 # limit 256), as frontload run starts them. The driver with its defaults (--depth auto), so
 # its in-flight ceiling never binds before the leaf's inflight limit does: the leaf, not
@@ -32,7 +37,13 @@
 #   3. 1.5x and 3x of R, WINDOW_S each: goodput G and G / G1 (target >= 0.90).
 # Each row: offered QPS, OK/s (goodput), ratio to 1x, then what the rest became:
 # OVERLOADED, DEADLINE_EXCEEDED, timeouts, other errors (driver counts over the window),
-# p95 of the OK replies (ms, "null" without any), and the leaf's skipped work by stage.
+# p95 of the OK replies (ms, "null" without any), and the leaf's skipped work by stage;
+# then where the CPUs went, over each step's whole run (warm-up included): requests the
+# leaf received per second (recv_s: what the host delivered), those already past their
+# deadline on arrival (late_in), and the leaf's and the driver's CPU time as % of one CPU
+# (/proc/PID/stat utime + stime; the driver by /usr/bin/time). On one host the driver and
+# the kernel's loopback copies share the CPUs with the leaf: at 3x with the default
+# requests they take CPU the leaf's capacity at 1x had, which the columns show.
 # The figures are only as quiet as the host: other load on the CPUs moves them.
 set -eu
 B=$(cd "${1:?usage: goodput.sh BUILD_DIR [WINDOW_S] [DEADLINE]}" && pwd)
@@ -54,7 +65,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-REQ="--stories 16 --story-bytes 1024 --request-size 20000 --reply-bytes 10000"
+case ${REQUESTS:-default} in
+default) REQ="" ;;
+light) REQ="--stories 16 --story-bytes 1024 --request-size 20000 --reply-bytes 10000" ;;
+*) echo "goodput.sh: REQUESTS must be default or light, not '$REQUESTS'" >&2; exit 2 ;;
+esac
 calc() { awk "BEGIN { printf \"%.1f\", $* }"; }
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 jget() { "$B/tests/leaf-client" --get "$2" "$1"; }
@@ -77,6 +92,7 @@ start mock "$B/frontload-mock" --quiet
 start leaf "$B/frontload-leaf" --lib "$B/libfrontload-extract.so" \
 	--mock "127.0.0.1:$(cat "$T/mock.port")" --stats-file "$T/leaf.json" --quiet ${LEAF_FLAGS:-}
 LEAF_PID=$(echo "$PIDS" | awk '{ print $NF }')
+TICK=$(getconf CLK_TCK)
 PORT=$(cat "$T/leaf.port")
 
 # 1. Capacity probe, closed loop.
@@ -86,16 +102,21 @@ PORT=$(cat "$T/leaf.port")
 	{ echo "goodput.sh: capacity probe failed: $(tail -n 3 "$T/cap.log")" >&2; exit 1; }
 C0=$(calc "$(jget "$T/cap.json" status.ok) / $(jget "$T/cap.json" wall_s)")
 
-# skipped: the leaf's deadline.skipped_total and queue_wait_shed so far.
-skipped() {
+# counters: the leaf's deadline.skipped_total, queue_wait_shed, requests.received,
+# requests.expired_at_admit and CPU ticks so far.
+counters() {
 	kill -USR1 "$LEAF_PID"
 	sleep 0.5
-	echo "$(jget "$T/leaf.json" deadline.skipped_total) $(jget "$T/leaf.json" deadline.queue_wait_shed)"
+	for k in deadline.skipped_total deadline.queue_wait_shed requests.received \
+		requests.expired_at_admit; do
+		printf '%s ' "$(jget "$T/leaf.json" "$k")"
+	done
+	awk '{ print $14 + $15 }' "/proc/$LEAF_PID/stat"
 }
 
 # run NAME QPS: one driver step; prints "ok_per_s ok overloaded deadline timeouts other p95".
 run() {
-	"$B/frontload-driver" --leaf "127.0.0.1:$PORT" --qps "$2" --warmup 2 --duration "$WINDOW" \
+	/usr/bin/time -f "%e %U %S" -o "$T/$1.time" "$B/frontload-driver" --leaf "127.0.0.1:$PORT" --qps "$2" --warmup 2 --duration "$WINDOW" \
 		--connections "$CONNS" --depth "$DEPTH" --timeout-s 3 --deadline-ms "$DEADLINE" --seed 3 $REQ \
 		--json "$T/$1.json" --quiet >/dev/null 2>"$T/$1.log" ||
 		{ echo "goodput.sh: driver failed: $(tail -n 3 "$T/$1.log")" >&2; exit 1; }
@@ -108,23 +129,27 @@ run() {
 
 # row X QPS G1: run a step and print its table row (G1 empty: this is the 1x row).
 row() {
-	before=$(skipped)
+	before=$(counters)
 	set -- "$1" "$2" "${3:-}" $(run "x$1" "$2")
-	after=$(skipped)
-	sk=$(($(echo "$after" | cut -d' ' -f1) - $(echo "$before" | cut -d' ' -f1)))
-	qs=$(($(echo "$after" | cut -d' ' -f2) - $(echo "$before" | cut -d' ' -f2)))
+	after=$(counters)
+	d() { echo $(($(echo "$after" | cut -d' ' -f"$1") - $(echo "$before" | cut -d' ' -f"$1"))); }
+	# The driver's wall, user and system seconds: the step's run, warm-up included.
+	read -r dwall duser dsys <"$T/x$1.time"
 	ratio=$([ -n "$3" ] && ratio "$4" "$3" || echo 1.00)
-	LAST_ROW=$(printf "%-6s %9.1f %9.1f %6s %10s %9s %8s %6s %9s %8s %8s" "$1" "$2" "$4" \
-		"$ratio" "$6" "$7" "$8" "$9" "$(printf %s "${10}" | sed 's/^\([0-9]*\.[0-9]\).*/\1/')" \
-		"$sk" "$qs")
+	LAST_ROW=$(printf "%-6s %9.1f %9.1f %6s %10s %9s %8s %6s %9s %8s %8s %7s %7s %8s %7s" \
+		"$1" "$2" "$4" "$ratio" "$6" "$7" "$8" "$9" \
+		"$(printf %s "${10}" | sed 's/^\([0-9]*\.[0-9]\).*/\1/')" "$(d 1)" "$(d 2)" \
+		"$(calc "$(d 3) / $dwall")" "$(d 4)" "$(calc "100 * $(d 5) / $TICK / $dwall")" \
+		"$(calc "100 * ($duser + $dsys) / $dwall")")
 	echo "$LAST_ROW"
 	LAST_G=$(calc "$4") LAST_LOST=$(($6 + $7 + $8 + $9))
 }
 
 echo "goodput.sh: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); windows of $WINDOW s;" \
-	"leaf flags: ${LEAF_FLAGS:-defaults}; driver --deadline-ms $DEADLINE --timeout-s 3, $CONNS connections x depth $DEPTH; capacity probe (closed loop): $C0 OK/s"
-printf "%-6s %9s %9s %6s %10s %9s %8s %6s %9s %8s %8s\n" offer qps ok_per_s ratio \
-	overloaded deadline timeouts errors p95_ms skipped q_shed
+	"requests: ${REQUESTS:-default}; leaf flags: ${LEAF_FLAGS:-defaults}; driver --deadline-ms $DEADLINE --timeout-s 3, $CONNS connections x depth $DEPTH; capacity probe (closed loop): $C0 OK/s"
+printf "%-6s %9s %9s %6s %10s %9s %8s %6s %9s %8s %8s %7s %7s %8s %7s\n" offer qps \
+	ok_per_s ratio overloaded deadline timeouts errors p95_ms skipped q_shed recv_s late_in \
+	leaf_cpu% drv_cpu%
 # held: the last step's goodput >= 95% of $1 qps with nothing lost.
 held() {
 	awk -v g="$LAST_G" -v r="$1" -v l="$LAST_LOST" 'BEGIN { exit !(g >= 0.95 * r && l == 0) }'
