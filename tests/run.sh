@@ -37,7 +37,7 @@ genenv="env ASAN_OPTIONS=detect_leaks=0"
 # RSS (ASan's quarantine keeps freed memory), or run under valgrind, are skipped there
 # (this list, and any scenario that exits 77 itself when FL_SANITIZERS is set).
 sanitizers=$(sed -n 's/^  "sanitizers": "\(.*\)",*$/\1/p' "$build/config.json")
-perf_scenarios="driver_fixed_latency run_quick validate_quick fault_driver_disconnect overload"
+perf_scenarios="driver_fixed_latency run_quick validate_quick fault_driver_disconnect overload driver_output_cap"
 no_skip=
 [ "${CI:-}" = true ] && [ -z "$sanitizers" ] && no_skip=1
 

@@ -821,11 +821,55 @@ static void test_collapse_is_not_saturation(void **state)
 	assert_true(st.qps > 114.5 && st.qps < 145);
 }
 
+/* A --quick search measured on the --copies=2 build (12-06): 4 s steps passed up to
+ * 270.7 qps answering 273.5/s, and the 15 s final window there fell behind, answering
+ * 251.7/s. The 4 s passes are shorter than the final, so they are no evidence of a
+ * collapse: the final reads S = 251.7 and the next final window runs at once at the cap
+ * (S / 1.05 = 239.7), whose pass converges. (A pass as long that answered more makes
+ * such a step a collapse, with no S: test_collapse_is_not_saturation.) */
+static void test_final_reads_saturation(void **state)
+{
+	(void)state;
+	static const double probes[][2] = { { 5.3, 133 }, { 14.7, 122 }, { 56, 160 },
+		{ 224.7, 334 }, { 267.3, 3011 }, { 248.7, 3011 } };
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	fl_search_config_default(&c);
+	c.max_steps = 14;
+	c.step_s = 4;
+	c.max_step_s = 12;
+	c.probe_s = 1.5;
+	c.final_s = 15;
+	c.ci_pct = 2;
+	c.max_finals = 3;
+	fl_search_init(&s, &c);
+	for (unsigned i = 0; i < sizeof probes / sizeof probes[0]; i++)
+		feed(&s, probes[i][0], probes[i][1]);
+	/* Pass everything up to 271 qps at a 4 s p95 well under the SLA, answering the rate
+	 * and more; miss above it. */
+	for (int i = 0; i < 20 && fl_search_next(&s, &st) && st.phase != FL_PHASE_FINAL; i++)
+		feed(&s, st.qps <= 271 ? st.qps * 1.01 : st.qps * 0.8,
+			st.qps <= 271 ? 300 : 1100);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_int_equal(st.phase, FL_PHASE_FINAL);
+	assert_true(st.qps > 252 && st.qps <= 271);
+	assert_true(s.saturation_qps == 0);
+	feed(&s, 251.7, 1111);      /* the 15 s final fell behind: S */
+	assert_true(s.saturation_qps == 251.7 && fl_search_cap(&s) == 239.7);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_true(st.phase == FL_PHASE_FINAL && st.qps == 239.7);
+	feed(&s, 239.9, 450);
+	assert_true(s.converged && s.sla_bound_qps == 239.7);
+	assert_non_null(strstr(s.reason, "the cap"));
+}
+
 /* A quick search (3 final windows, no cap) whose first 15 s final window misses at a
  * rate two 4 s steps passed: the next final window runs at once, half the tolerance
  * below it (the next lower clean pass lies a whole bracket step below), and its pass
- * converges; when it misses too, the last final window comes the usual way (a step
- * first). With two final windows in all (the default) nothing changes. */
+ * converges; when it misses too, the last final window runs at once a whole tolerance
+ * below the second, and its pass converges. With two final windows in all (the
+ * default) the second, the last, runs at once a tolerance below the first. */
 static void test_final_just_below(void **state)
 {
 	(void)state;
@@ -838,11 +882,13 @@ static void test_final_just_below(void **state)
 		c.sat_margin = 0;
 		struct model m = model_make(180, 9);
 		fl_search_init(&s, &c);
-		double first = 0, second = 0;
+		double first = 0, second = 0, third = 0;
 		int finals = 0, after_second = -1;
 		while (fl_search_next(&s, &st)) {
-			if (second > 0 && after_second < 0)
+			if (second > 0 && after_second < 0) {
 				after_second = st.phase;
+				third = st.qps;
+			}
 			if (st.phase == FL_PHASE_FINAL && ++finals == 1) {
 				first = st.qps;
 				m.force[m.calls] = F_FAIL;
@@ -864,20 +910,28 @@ static void test_final_just_below(void **state)
 			assert_non_null(strstr(s.reason, "half the tolerance"));
 		} else {
 			assert_int_equal(finals, 3);
-			assert_true(after_second != FL_PHASE_FINAL);
-			assert_true(s.final_qps < second);
+			assert_int_equal(after_second, FL_PHASE_FINAL);
+			assert_true(third == floor(second / 1.05 * 10) / 10);
+			assert_true(s.converged && s.sla_bound_qps == third);
+			assert_non_null(strstr(s.reason, "the tolerance below"));
 		}
 	}
-	/* The default's two final windows: a step comes between them, as before. */
+	/* The default's two final windows: the second, the last, follows the first at once,
+	 * a tolerance below it. */
 	fl_search_config_default(&c);
 	struct model m = model_make(180, 9);
 	fl_search_init(&s, &c);
 	int finals = 0, prev_final = 0;
+	double first = 0;
 	while (fl_search_next(&s, &st)) {
 		if (st.phase == FL_PHASE_FINAL) {
-			assert_false(prev_final);
-			if (++finals == 1)
+			if (++finals == 1) {
+				first = st.qps;
 				m.force[m.calls] = F_FAIL;
+			} else {
+				assert_true(prev_final);
+				assert_true(st.qps == fmin(floor(first / 1.05 * 10) / 10, fl_search_cap(&s)));
+			}
 		}
 		prev_final = st.phase == FL_PHASE_FINAL;
 		struct fl_search_obs o = model_measure(&m, &st);
@@ -885,6 +939,7 @@ static void test_final_just_below(void **state)
 	}
 	assert_consistent(&s);
 	assert_int_equal(finals, 2);
+	assert_true(s.converged);
 }
 
 /* The knee at saturation: short steps meet the SLA up to the capacity (134 qps; their
@@ -1067,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_bracket_ceiling_on_grid),
 		cmocka_unit_test(test_lo_near_cap_is_at_cap),
 		cmocka_unit_test(test_bracket_ceiling_from_steps),
+		cmocka_unit_test(test_final_reads_saturation),
 		cmocka_unit_test(test_final_just_below),
 		cmocka_unit_test(test_missed_step_reads_saturation),
 		cmocka_unit_test(test_collapse_is_not_saturation),

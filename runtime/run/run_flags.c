@@ -40,7 +40,7 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_REAL("saturation-margin", cfg.search.sat_margin, 0, 100, "PCT", "5", "once a "
 		"step could not keep up (saturation S, its reply rate), no step or final window "
 		"runs above S / (1 + PCT percent): just below saturation a short step passes rates "
-		"a 300 s window does not hold; 0 turns the cap off", .div = 100, .alt = "0"),
+		"a 300 s window does not hold; 0 turns the cap off", .div = 100),
 	FL_OPT_UINT("max-steps", cfg.search.max_steps, 1, 64, "N", "16", "judged search steps "
 		"in all (bracket, bisect, re-measure, and repeats of unsure or driver-limited "
 		"steps); capacity probes and final windows are extra", .alt = "14"),
@@ -69,7 +69,7 @@ static const struct fl_cli_opt run_opts[] = {
 	FL_OPT_FLAG("quick", cfg.quick, "the whole job in one to three minutes (60 to 190 s "
 		"measured on a 2-core machine), for smoke tests and CI: 1 s warm-up, 1.5 s "
 		"probes, 4..12 s steps sized for a p95 interval of +- 2 points, 14 steps, 15 s "
-		"final windows, 3 at most, no saturation cap (flags given explicitly still win)"),
+		"final windows, 3 at most (flags given explicitly still win)"),
 	FL_OPT_UINT("instances", cfg.instances, 1, FL_RUN_MAX_INSTANCES, "N", "1", "sets of "
 		"mock + leaf + driver, each pinned to its own CPU range (whole physical cores "
 		"first); rates are per instance, QPS is summed, p95 is the worst instance"),
@@ -226,7 +226,9 @@ void run_usage(FILE *f)
 "    status            running | complete | interrupted | failed, with status_reason\n"
 "    converged         true only when the knee was bracketed within the tolerance, the\n"
 "                      chosen rate passed twice, and the final window at it passed (or\n"
-"                      a final window half the tolerance below a failed one passed);\n"
+"                      the final window run at once below a failed one, half the\n"
+"                      tolerance below with two or more left, a tolerance below as the\n"
+"                      last, passed);\n"
 "                      converged_reason says why or why not (\"even X qps misses the\n"
 "                      SLA\", \"SLA never reached below max\", step budget, the final\n"
 "                      window failed --max-finals times); null in fixed mode\n"
@@ -261,7 +263,8 @@ void run_usage(FILE *f)
 "    drivers[] each driver's own figures with its seed and latency_hist_ns), search\n"
 "    (capacity_qps, capacity_saturated, capacity_reprobed, saturation_qps (the\n"
 "    highest reply rate of a judged step that fell short of its offered rate and\n"
-"    answered more than any passing step, null while none did), final_cap_qps\n"
+"    answered more than any passing step at least as long, null while none did),\n"
+"    final_cap_qps\n"
 "    (saturation_qps / (1 + --saturation-margin): no final window above it; null\n"
 "    without saturation or with margin 0), lo_qps,\n"
 "    hi_qps, judged_steps, final_windows; per instance),\n"

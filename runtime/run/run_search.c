@@ -14,6 +14,11 @@
 #define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
 #define SEARCH_REPROBE_X 4.0    /* a saturated probe is repeated this x longer, once */
 #define SEARCH_REPROBE_PAST 1.5   /* ... at no more than this x what it answered */
+/* A step shorter than this reads no saturation: a short overloaded window answers less
+ * than the leaf sustains (quick runs on the --copies=2 build, 12-06: 4 s steps at 271.2
+ * and 279.0 qps answered 236.8 and 245.5/s where 15 s finals that fell behind answered
+ * 251.7 and 252.0/s, and with the cap at S / 1.05 three runs converged 14.1% apart). */
+#define SEARCH_SAT_MIN_S 10.0
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -266,15 +271,16 @@ static double search_clean_pass_below(const struct fl_search *s, double limit)
 	return best;
 }
 
-/* The most OK replies/s any judged step (not a probe) answered, or with passed only a
- * step that passed; 0 when none. */
-static double search_best_answered(const struct fl_search *s, int passed)
+/* The most OK replies/s any judged step (not a probe) of at least min_s measured seconds
+ * answered, or with passed only a step that passed; 0 when none. */
+static double search_best_answered(const struct fl_search *s, int passed, double min_s)
 {
 	double best = 0;
 	for (unsigned i = 0; i < s->nprobes; i++) {
 		const struct fl_search_probe *p = &s->probes[i];
 		if (p->step.phase != FL_PHASE_PROBE && p->verdict != FL_VERDICT_UNJUDGED &&
-		    (!passed || p->pass) && isfinite(p->achieved_qps))
+		    (!passed || p->pass) && p->step.duration_s >= min_s &&
+		    isfinite(p->achieved_qps))
 			best = fmax(best, p->achieved_qps);
 	}
 	return best;
@@ -471,7 +477,7 @@ static void search_decide(struct fl_search *s)
 			 * alone reads low (2-8 s): a default run's probes read 128.5 qps where
 			 * its 15 s steps answered 134.3, its bracket stopped at 141.3, missed on
 			 * p95 with replies within 5%, and S (the cap) was never read. */
-			double ceil_q = step * fmax(s->capacity_qps, search_best_answered(s, 0));
+			double ceil_q = step * fmax(s->capacity_qps, search_best_answered(s, 0, 0));
 			/* At the 0.1 qps the bracket rates are rounded to, so a pass there is at
 			 * the ceiling, not a hair below it (209.7 then 209.733). */
 			if (ceil_q >= 10)
@@ -546,28 +552,42 @@ static void search_record_probe(struct fl_search *s, const struct fl_search_obs 
 	search_decide(s);
 }
 
-/* After a failed final window at q, with two or more final windows left: when the next
- * lower rate that never missed lies more than tolerance / 2 below q, the next final
- * window runs at q / (1 + tolerance / 2) (0.1 qps grid, at most the cap) straight away,
- * no step first. A final window is the longest measurement the search makes: its pass
- * there, with q's miss within half the tolerance above, brackets the knee more tightly
- * than two short steps at the lower rate would. Measured on the --copies=2 build: a 15 s
- * final at 179.2 qps missed after two 4 s passes, and the search fell 4.6% to 170.9 where
- * two other runs ended at 182.5 and 180.1. Returns 1 when it set that final window. */
+/* After a failed final window at q: when the next lower rate that never missed lies
+ * further below q than the gap g, the next final window runs at q / (1 + g) (0.1 qps
+ * grid, at most the cap) straight away, no step first. g is half the tolerance while two
+ * or more final windows are left, the whole tolerance for the last one. A final window is
+ * the longest measurement the search makes: its pass there, with q's miss at most the
+ * tolerance above, brackets the knee as the bisection's own stopping rule asks, more
+ * tightly than short steps at the lower rate would. Measured on the --copies=2 build: a
+ * 15 s final at 179.2 qps missed after two 4 s passes, and the search fell 4.6% to 170.9
+ * where two other runs ended at 182.5 and 180.1; and (12-06) finals at 256.2 and 249.9
+ * missed, a bisection step and its re-measure passed 241.3 in 4 s, and the last final
+ * there missed too (p95 1,086 ms; two other runs converged at 243.3 and 240.7): the 4 s
+ * steps cost 10 s and told the last final nothing it needed. Returns 1 when it set that
+ * final window. */
 static int search_final_just_below(struct fl_search *s, double q, const char *why)
 {
 	const struct fl_search_config *c = &s->cfg;
-	double near = floor(q / (1 + c->tolerance / 2) * 10) / 10;
+	int last = c->max_finals - s->finals < 2;
+	double gap = last ? c->tolerance : c->tolerance / 2;
+	double near = floor(q / (1 + gap) * 10) / 10;
 	double cap = fl_search_cap(s);
+	int capped = near > cap;
 
-	if (near > cap)
+	if (capped)
 		near = cap;
-	if (c->max_finals - s->finals < 2 || !(near > s->lo) || !(near < q) ||
-	    s->lo * (1 + c->tolerance / 2) >= q)
+	if (c->max_finals <= s->finals || !(near > s->lo) || !(near < q) ||
+	    s->lo * (1 + gap) >= q)
 		return 0;
 	s->final_converges = 1;
-	snprintf(s->final_note, sizeof s->final_note, "the final window at %g qps missed "
-		"(%.64s); the next at %g qps, half the tolerance below", q, why, near);
+	if (capped)
+		snprintf(s->final_note, sizeof s->final_note, "the final window at %g qps "
+			"missed (%.48s); the next at %g qps, the cap (saturation %g / %g)", q,
+			why, near, s->saturation_qps, 1 + c->sat_margin);
+	else
+		snprintf(s->final_note, sizeof s->final_note, "the final window at %g qps "
+			"missed (%.64s); the next at %g qps, %s below", q, why, near,
+			last ? "the tolerance" : "half the tolerance");
 	search_set(s, near, FL_PHASE_FINAL);
 	return 1;
 }
@@ -642,12 +662,17 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 		double ach = o->achieved_qps;
 		int behind = ach < ref - fl_search_achieved_slack(c, o) ||
 			(p->miss && ach < ref - search_edge_noise(c, o));
-		/* Below what a passing step answered, falling behind is goodput collapsing
-		 * under overload, not the host's limit: on the default build a step at 128
-		 * qps answered 61.5/s (878 errors) after one at 105.8 had passed with 104.0,
-		 * and S = 61.5 capped the search at 58.6. */
+		/* Below what a passing step as long answered, falling behind is goodput
+		 * collapsing under overload, not the host's limit: on the default build a
+		 * 15 s step at 128 qps answered 61.5/s (878 errors) after a 15 s one at
+		 * 105.8 had passed with 104.0, and S = 61.5 capped the search at 58.6. A
+		 * shorter pass is no such evidence: from an empty queue a 4 s step answers
+		 * its whole rate a few percent past what the leaf sustains (quick runs on
+		 * the --copies=2 build: 4 s passes answered 273-278/s, 15 s finals at 269
+		 * and 271 qps fell behind at 252.0 and 251.7). */
 		if (isfinite(ach) && ach > s->saturation_qps && behind &&
-		    ach > search_best_answered(s, 1))
+		    st.duration_s >= SEARCH_SAT_MIN_S &&
+		    ach > search_best_answered(s, 1, st.duration_s))
 			s->saturation_qps = ach;
 	}
 

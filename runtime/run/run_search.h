@@ -37,9 +37,11 @@
  *             the cap S / (1 + sat_margin) (rounded down to 0.1 qps; a pass above it is
  *             kept in the log but is no candidate), bisection never steps above the cap,
  *             and a lo at the cap (or within tolerance / 4 below it) that passed twice
- *             brackets the knee. sat_margin 0 (the
- *             --quick default: its 15 s final window is as short as its steps) turns
- *             the cap off; S is still recorded.
+ *             brackets the knee. sat_margin 0 turns the cap off;
+ *             S is still recorded. A step that fell behind answering less than a
+ *             passing step at least as long reads no S (goodput collapsing, not the
+ *             host's limit); a shorter pass is no such evidence, so a 15 s final
+ *             window that fell behind reads S after 4 s passes answered more.
  *   bisect    the geometric midpoint of the highest pass (lo) and the lowest fail (hi)
  *             until (hi - lo) / lo <= tolerance; one step stays in reserve for the
  *             re-measure.

@@ -9,6 +9,11 @@
 #   --runs N      runs, same seed (default 3)
 #   --default     the default search instead of --quick (about 10 minutes a run)
 #   --keep DIR    keep each run's directory and log under DIR (default: removed)
+#   --reference QPS  before each run, hold QPS (below every run's capacity) for 10 s in
+#                 frontload run's fixed mode (--quick settings, whatever the mode) and
+#                 print the host CPU % it took: the same work at the same rate, so its
+#                 spread across runs is the host's own drift, against which the spread of
+#                 sla_bound_qps can be read (a 2-core VM here moved by a fifth in an hour)
 #   -- ARGS       more `frontload run` flags (e.g. --seed 7)
 # Prints one line per run (seconds, exit status, converged, sla_bound_qps or
 # lower_bound_qps, capacity estimate, steps) and a summary: the spread of sla_bound_qps,
@@ -22,12 +27,14 @@ mode=--quick
 goal_s=120
 goal_pct=5
 keep=""
+ref=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--default) mode=""; goal_s=600; goal_pct=3; shift ;;
 	--keep) keep=$2; shift 2 ;;
+	--reference) ref=$2; shift 2 ;;
 	--) shift; break ;;
 	-h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
 	*) echo "search_repeat.sh: unknown option $1" >&2; exit 2 ;;
@@ -52,6 +59,21 @@ max_s=0
 i=1
 while [ "$i" -le "$runs" ]; do
 	out=$root/run$i
+	if [ -n "$ref" ]; then
+		set +e
+		(cd "$root" && "$run" run --quick --qps "$ref" --duration 10 --out "$root/ref$i") \
+			>"$root/ref$i.log" 2>&1
+		set -e
+		rj=$root/ref$i/result.json
+		if [ -s "$rj" ]; then
+			c=$(jq -r '.host_cpu_util_pct // "null"' "$rj")
+			echo "reference $i: $ref qps for 10 s: host CPU $c%, achieved" \
+				"$(jq -r '.final_achieved_qps // "null"' "$rj") qps, p95 $(jq -r '.p95_ms // "null"' "$rj") ms"
+			[ "$c" != null ] && refs="${refs:-} $c"
+		else
+			echo "reference $i: no result.json ($(tail -n 1 "$root/ref$i.log"))"
+		fi
+	fi
 	t0=$(date +%s)
 	set +e
 	# shellcheck disable=SC2086
@@ -86,5 +108,9 @@ if [ -n "$bounds" ]; then
 		v[++k] = $1; if (k == 1 || $1 < lo) lo = $1; if (k == 1 || $1 > hi) hi = $1 }
 		END { printf "sla_bound_qps over %d converged run(s) of %d: min %.1f, max %.1f, spread %.1f%% (goal <= %g%%)\n",
 			k, n, lo, hi, 100 * (hi - lo) / lo, goal }'
+fi
+if [ -n "${refs:-}" ]; then
+	echo "$refs" | tr ' ' '\n' | awk -v q="$ref" 'NF { if (k++ == 0 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+		END { printf "host reference (%s qps): host CPU %.1f..%.1f%%, spread %.1f%% of the lower\n", q, lo, hi, 100 * (hi - lo) / lo }'
 fi
 echo "all converged: $([ "$all_conv" = 1 ] && echo yes || echo no); longest run ${max_s} s (goal <= ${goal_s} s)"

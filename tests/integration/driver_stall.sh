@@ -40,21 +40,9 @@ start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" \
 	--stats-file "$T/leaf.json" --quiet
 
 note "driver: $QPS qps fixed, ${WARMUP} s warm-up + ${DURATION} s, 1 connection x depth 2"
-"$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps "$QPS" --arrival fixed --warmup "$WARMUP" \
-	--duration "$DURATION" --connections 1 --depth 2 --threads 1 --timeout-s 10 \
-	--stories 16 --json "$T/driver.json" >"$T/driver.out" 2>"$T/driver.log" &
-driver_pid=$!
-FL_PIDS="$FL_PIDS $driver_pid"
-FL_SERVERS="$FL_SERVERS driver"
-
-# The header line is printed once every connection is open; the step starts right after.
-i=0
-until grep -q "arrivals" "$T/driver.log" 2>/dev/null; do
-	running "$driver_pid" || fail "driver exited before starting its step"
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "driver did not connect within 30 s"
-	sleep 0.1
-done
+start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps "$QPS" --arrival fixed \
+	--warmup "$WARMUP" --duration "$DURATION" --connections 1 --depth 2 --threads 1 \
+	--timeout-s 10 --stories 16 --json "$T/driver.json"
 sleep "$STALL_AT"
 running "$driver_pid" || fail "driver exited before the stall"
 note "SIGSTOP leaf (pid $leaf_pid)"
@@ -65,9 +53,7 @@ kill -CONT "$leaf_pid" || fail "cannot SIGCONT the leaf"
 stall_ms=$(($(msnow) - t0))
 note "SIGCONT leaf after $stall_ms ms"
 
-wait "$driver_pid"
-drc=$?
-forget "$driver_pid"
+wait_driver
 [ "$drc" = 0 ] || fail "driver exit status $drc"
 
 J=$T/driver.json

@@ -84,19 +84,9 @@ assert_eq "$(sed -n 's/^Max open files[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$lea
 	$NOFILE "the leaf's open-file limit"
 note "leaf fds at start: $(ls "/proc/$leaf_pid/fd" | wc -l) of $NOFILE"
 
-"$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps 20 --arrival fixed --warmup 0 --duration 10 \
-	--connections 1 --depth 4 --threads 1 --timeout-s 5 --request-size 4096 --reply-bytes 4096 \
-	--json "$T/driver.json" >"$T/driver.out" 2>"$T/driver.log" &
-driver_pid=$!
-FL_PIDS="$FL_PIDS $driver_pid"
-FL_SERVERS="$FL_SERVERS driver"
-i=0
-until grep -q "arrivals" "$T/driver.log" 2>/dev/null; do
-	running "$driver_pid" || fail "driver exited before starting its step"
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "driver did not connect within 30 s"
-	sleep 0.1
-done
+start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps 20 --arrival fixed --warmup 0 \
+	--duration 10 --connections 1 --depth 4 --threads 1 --timeout-s 5 --request-size 4096 \
+	--reply-bytes 4096 --json "$T/driver.json"
 
 note "1. $IDLE idle connections to the leaf"
 idle "$leaf_port"
@@ -133,9 +123,7 @@ while running "$driver_pid" && [ "$i" -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-wait "$driver_pid"
-drc=$?
-forget "$driver_pid"
+wait_driver
 [ "$drc" = 0 ] || fail "driver exit status $drc"
 J=$T/driver.json
 dok=$(get "$J" steps.0.ok)

@@ -47,19 +47,9 @@ start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" --mock "127.0
 	--rpc-timeout-ms 300 --stats-file "$T/leaf.json" --quiet
 
 note "driver: $QPS qps, 12 s"
-"$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps $QPS --warmup 0 --duration 9 --connections 2 \
-	--depth 8 --threads 1 --timeout-s 5 --request-size 20000 --reply-bytes 10000 \
-	--json "$T/driver.json" >"$T/driver.out" 2>"$T/driver.log" &
-driver_pid=$!
-FL_PIDS="$FL_PIDS $driver_pid"
-FL_SERVERS="$FL_SERVERS driver"
-i=0
-until grep -q "arrivals" "$T/driver.log" 2>/dev/null; do
-	running "$driver_pid" || fail "driver exited before starting its step"
-	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "driver did not connect within 30 s"
-	sleep 0.1
-done
+start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps $QPS --warmup 0 --duration 9 \
+	--connections 2 --depth 8 --threads 1 --timeout-s 5 --request-size 20000 \
+	--reply-bytes 10000 --json "$T/driver.json"
 t_start=$(date +%s)
 
 # 1. The mock.
@@ -107,9 +97,7 @@ while running "$driver_pid" && [ "$i" -lt 300 ]; do
 	i=$((i + 1))
 done
 running "$driver_pid" && fail "3: driver still running 30 s after the leaf stopped"
-wait "$driver_pid"
-drc=$?
-forget "$driver_pid"
+wait_driver
 case $drc in 0 | 1) ;; *) fail "3: driver exit status $drc" ;; esac
 J=$T/driver.json
 valid_json "$J" driver

@@ -91,9 +91,7 @@ while running "$driver_pid"; do
 	[ "$s" -le $((DURATION + 40)) ] || fail "3: driver still running after $s s"
 	sleep 1
 done
-wait "$driver_pid"
-drc=$?
-forget "$driver_pid"
+wait_driver
 [ "$drc" = 0 ] || fail "3: driver exit status $drc: $(tail -n 3 "$T/driver.log" | tr '\n' ' ')"
 t_end=$(date +%s)
 
