@@ -864,6 +864,40 @@ static void test_final_reads_saturation(void **state)
 	assert_non_null(strstr(s.reason, "the cap"));
 }
 
+/* A default run measured on the default build (12-06, run 2 of three): the 15 s steps
+ * passed up to 214.2 qps, the 300 s final there fell behind (205.4 of 213.4 answered,
+ * p95 1,330 ms) and so read S, capping finals at 195.6. The clean pass below 214.2
+ * (204.2) lies above that cap: the next final runs at once at the cap, measured against
+ * the clean pass below the cap (185.6), instead of bisecting and re-measuring there first
+ * (that run spent two 15 s steps on 195.3). Its pass converges. */
+static void test_final_at_cap_after_miss(void **state)
+{
+	(void)state;
+	static const double probes[][2] = { { 5, 211 }, { 14.5, 140 }, { 53, 190 },
+		{ 203, 669 }, { 210.9, 1741 } };
+	struct fl_search_config c;
+	struct fl_search s;
+	struct fl_search_step st;
+	start_probed(&s, &c, probes, sizeof probes / sizeof probes[0]);
+	for (int i = 0; i < 20 && fl_search_next(&s, &st) && st.phase != FL_PHASE_FINAL; i++)
+		feed(&s, st.qps <= 216.2 ? st.qps * 1.005 : st.qps * 0.995,
+			st.qps <= 216.2 ? 480 : 1212);
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_int_equal(st.phase, FL_PHASE_FINAL);
+	double first = st.qps;
+	assert_true(first > 205.5 && first <= 216.2);
+	feed(&s, 205.4, 1330);      /* fell behind over 300 s: S */
+	assert_true(s.saturation_qps == 205.4 && fl_search_cap(&s) == 195.6);
+	unsigned judged = s.judged_steps;
+	assert_int_equal(fl_search_next(&s, &st), 1);
+	assert_int_equal(st.phase, FL_PHASE_FINAL);
+	assert_true(st.qps == 195.6);
+	feed(&s, 195.5, 580);
+	assert_true(s.converged && s.sla_bound_qps == 195.6);
+	assert_int_equal(s.judged_steps, judged);  /* no step between the two finals */
+	assert_non_null(strstr(s.reason, "the cap"));
+}
+
 /* A quick search (3 final windows, no cap) whose first 15 s final window misses at a
  * rate two 4 s steps passed: the next final window runs at once, half the tolerance
  * below it (the next lower clean pass lies a whole bracket step below), and its pass
@@ -1124,6 +1158,7 @@ int main(void)
 		cmocka_unit_test(test_bracket_ceiling_from_steps),
 		cmocka_unit_test(test_final_reads_saturation),
 		cmocka_unit_test(test_final_just_below),
+		cmocka_unit_test(test_final_at_cap_after_miss),
 		cmocka_unit_test(test_missed_step_reads_saturation),
 		cmocka_unit_test(test_collapse_is_not_saturation),
 		cmocka_unit_test(test_saturation_caps_final),

@@ -178,6 +178,57 @@ unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n)
 	return fl_driver_inflight(d);
 }
 
+void fl_driver_set_miss_stop(struct fl_driver *d, double p95_over_ms, double error_rate)
+{
+	d->stop_over_ms = p95_over_ms > 0 && isfinite(p95_over_ms) ? p95_over_ms : 0;
+	d->stop_error_rate = error_rate;
+}
+
+/* Counting the window's requests walks every schedule; past this many draws the rule is
+ * left off rather than hold the step's start (a 300 s window at 3,000 qps is 900,000). */
+#define DRV_STOP_MAX_DRAWS 50000000ull
+
+/* Arm the rule set for this step (d->qps and the times set, threads idle): count the
+ * requests due in its measured window from each thread's schedule, and the limits. The
+ * rule is used once. */
+static void drv_miss_stop_arm(struct fl_driver *d, struct fl_driver_miss_stop *m)
+{
+	uint64_t warm = (uint64_t)(d->warmup_s * 1e9);
+	uint64_t end = warm + (uint64_t)(d->duration_s * 1e9);
+	uint64_t due = 0, draws = 0;
+
+	d->stop_on = 0;
+	d->stopped = 0;
+	d->stopped_ns = 0;
+	for (unsigned i = 0; i < d->cfg.threads; i++)
+		d->threads[i].pub_late = d->threads[i].pub_failed = 0;
+	if (!(d->stop_over_ms > 0))
+		return;
+	for (unsigned i = 0; i < d->cfg.threads && draws < DRV_STOP_MAX_DRAWS; i++) {
+		struct fl_schedule s;
+		drv_schedule_for(d, i, warm, end, &s);
+		for (uint64_t x = fl_schedule_next(&s); x < end && draws < DRV_STOP_MAX_DRAWS;
+		     x = fl_schedule_next(&s), draws++)
+			due += x >= warm;
+	}
+	m->p95_over_ms = d->stop_over_ms;
+	d->stop_over_ms = 0;
+	if (draws >= DRV_STOP_MAX_DRAWS || due == 0)
+		return;  /* reported with due 0: the rule could not be armed */
+	m->due = due;
+	/* late > 5% of due: whatever the count of OK replies n <= due, their p95 (rank
+	 * ceil(0.95 n)) lies in a bucket over the bound. */
+	m->late_limit = due / 20;
+	m->failed_limit = d->stop_error_rate > 0 ? (uint64_t)ceil(d->stop_error_rate *
+		(double)due) : UINT64_MAX;
+	if (m->failed_limit == 0)
+		m->failed_limit = 1;
+	d->stop_over_ns = (uint64_t)(m->p95_over_ms * 1e6);
+	d->stop_late_limit = m->late_limit;
+	d->stop_failed_limit = m->failed_limit;
+	d->stop_on = 1;
+}
+
 /* Sum the threads' step results into out. Called with every thread done (idle). */
 static void drv_merge(struct fl_driver *d, struct fl_driver_result *out, int *backlog_seen,
 	uint64_t *window_end)
@@ -229,6 +280,7 @@ int fl_driver_step(struct fl_driver *d, double qps, double warmup_s, double dura
 	d->qps = qps;
 	d->warmup_s = warmup_s;
 	d->duration_s = duration_s;
+	drv_miss_stop_arm(d, &out->miss_stop);
 	d->t0_ns = fl_mono_ns() + DRV_START_DELAY_NS;
 	d->ndone = 0;
 	d->cmd = DRV_CMD_START;
@@ -246,6 +298,19 @@ int fl_driver_step(struct fl_driver *d, double qps, double warmup_s, double dura
 			(double)(cpu_total1 - cpu_total0);
 	drv_merge(d, out, &backlog_seen, &window_end);
 	warm_ns = d->t0_ns + (uint64_t)(warmup_s * 1e9);
+	if (d->stop_on) {
+		struct fl_driver_miss_stop *m = &out->miss_stop;
+		m->late = m->failed = 0;
+		for (unsigned i = 0; i < d->cfg.threads; i++) {
+			const struct drv_thread *t = &d->threads[i];
+			m->late += t->late;
+			m->failed += fl_driver_errors_total(&t->c) + t->c.timeouts + t->c.overloaded;
+		}
+		m->stopped = d->stopped;
+		m->stopped_at_s = d->stopped_ns > warm_ns ? (double)(d->stopped_ns - warm_ns) / 1e9 :
+			0;
+		d->stop_on = 0;
+	}
 	out->window_s = window_end > warm_ns ? (double)(window_end - warm_ns) / 1e9 : 0;
 	out->interrupted = d->cfg.stop != NULL && *d->cfg.stop != 0;
 

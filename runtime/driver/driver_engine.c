@@ -532,6 +532,16 @@ static void drv_send_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- replies ---- */
 
+/* The lowest value of lat's histogram bucket: a reply counts as over the miss-stop's bound
+ * only when its whole bucket is, so the p95 the histogram reports is over it too. */
+static uint64_t drv_bucket_floor(uint64_t lat)
+{
+	uint64_t lo, hi;
+
+	fl_hist_bucket_range(fl_hist_bucket(lat), &lo, &hi);
+	return lo;
+}
+
 static void drv_complete(struct drv_conn *c, const struct fl_frame_hdr *h, uint64_t now)
 {
 	struct drv_thread *t = c->t;
@@ -560,6 +570,8 @@ static void drv_complete(struct drv_conn *c, const struct fl_frame_hdr *h, uint6
 			case FL_STATUS_OK:
 				t->c.ok++;
 				fl_hist_record(&t->lat, lat);
+				if (t->d->stop_on && drv_bucket_floor(lat) > t->d->stop_over_ns)
+					t->late++;
 				fl_hist_record(&t->svc, now - s->sent_ns);
 				break;
 			case FL_STATUS_OVERLOADED: t->c.overloaded++; break;
@@ -611,7 +623,35 @@ static void drv_read_cb(struct bufferevent *bev, void *arg)
 
 /* ---- housekeeping ---- */
 
-/* Every DRV_TICK_US: end the step on a stop request, time out requests (from their
+/* The miss-stop rule (driver_engine.h): publish this thread's counts and read every
+ * thread's; 1 once their sums make the step's miss certain (then every thread ends it at
+ * its next tick). */
+static int drv_miss_certain(struct drv_thread *t, uint64_t now)
+{
+	struct fl_driver *d = t->d;
+	uint64_t late = 0, failed = 0;
+
+	if (!d->stop_on)
+		return 0;
+	if (__atomic_load_n(&d->stopped, __ATOMIC_ACQUIRE))
+		return 1;
+	__atomic_store_n(&t->pub_late, t->late, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pub_failed, fl_driver_errors_total(&t->c) + t->c.timeouts +
+		t->c.overloaded, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < d->cfg.threads; i++) {
+		late += __atomic_load_n(&d->threads[i].pub_late, __ATOMIC_RELAXED);
+		failed += __atomic_load_n(&d->threads[i].pub_failed, __ATOMIC_RELAXED);
+	}
+	if (late <= d->stop_late_limit && failed < d->stop_failed_limit)
+		return 0;
+	int expect = 0;
+	if (__atomic_compare_exchange_n(&d->stopped, &expect, 1, 0, __ATOMIC_ACQ_REL,
+	    __ATOMIC_ACQUIRE))
+		d->stopped_ns = now;
+	return 1;
+}
+
+/* Every DRV_TICK_US: end the step on a stop request or a certain miss, time out requests (from their
  * intended send time, in the backlog or in flight), give up hung connects and reopen
  * retiring connections once idle, and keep the trace's seconds moving. */
 static void drv_tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -624,7 +664,7 @@ static void drv_tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (in_step && d->cfg.stop != NULL && *d->cfg.stop) {
+	if (in_step && ((d->cfg.stop != NULL && *d->cfg.stop) || drv_miss_certain(t, now))) {
 		drv_finish(t, now, 1);
 		return;
 	}
@@ -666,13 +706,25 @@ static void drv_tick_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- steps ---- */
 
-static void drv_step_begin(struct drv_thread *t)
+void drv_schedule_for(const struct fl_driver *d, unsigned id, uint64_t warm_ns,
+	uint64_t end_ns, struct fl_schedule *s)
 {
-	struct fl_driver *d = t->d;
 	/* Common draws: every step starts the same streams (request index and arrival
 	 * gaps), so the search's steps compare rates on one sample of requests. */
 	uint64_t step = d->cfg.common_draws ? 0 : d->step_no;
-	uint64_t seed = fl_rng_derive(d->cfg.seed, (step << 32) | t->id);
+	uint64_t seed = fl_rng_derive(d->cfg.seed, (step << 32) | id);
+
+	fl_schedule_init(s, d->cfg.arrival, d->qps / d->cfg.threads, seed);
+	if (d->cfg.arrival == FL_ARRIVAL_BINOMIAL) {
+		/* Warm-up and measured window each get exactly their share of the rate. */
+		uint64_t win[2] = { warm_ns, end_ns - warm_ns };
+		fl_schedule_windows(s, win, 2);
+	}
+}
+
+static void drv_step_begin(struct drv_thread *t)
+{
+	struct fl_driver *d = t->d;
 	uint64_t now;
 	struct timeval tv;
 
@@ -692,12 +744,8 @@ static void drv_step_begin(struct drv_thread *t)
 	t->warm_ns = t->t0_ns + (uint64_t)(d->warmup_s * 1e9);
 	t->end_ns = t->warm_ns + (uint64_t)(d->duration_s * 1e9);
 	t->window_end_ns = t->end_ns;
-	fl_schedule_init(&t->sched, d->cfg.arrival, d->qps / d->cfg.threads, seed);
-	if (d->cfg.arrival == FL_ARRIVAL_BINOMIAL) {
-		/* Warm-up and measured window each get exactly their share of the rate. */
-		uint64_t win[2] = { t->warm_ns - t->t0_ns, t->end_ns - t->warm_ns };
-		fl_schedule_windows(&t->sched, win, 2);
-	}
+	t->late = 0;
+	drv_schedule_for(d, t->id, t->warm_ns - t->t0_ns, t->end_ns - t->t0_ns, &t->sched);
 	t->next_due_ns = t->t0_ns + fl_schedule_next(&t->sched);
 	t->phase = DRV_SENDING;
 	now = fl_mono_ns();

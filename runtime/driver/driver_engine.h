@@ -77,6 +77,16 @@ unsigned fl_driver_depth(const struct fl_driver *d);
  * ceiling now in force (depth x threads x connections). Between steps only. */
 unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n);
 
+/* Arm the miss-stop rule for the next step only (p95_over_ms <= 0 disarms it). That step's
+ * measured window ends as soon as its miss is certain, whatever the rest of it would do:
+ * more than 5% of the requests due in it (counted from the seeded schedules before the
+ * step starts) came back OK in a histogram bucket wholly above p95_over_ms, so its p95
+ * exceeds p95_over_ms however many of them complete; or at least error_rate of them
+ * failed (error replies, OVERLOADED, timeouts). The result's miss_stop says what it
+ * counted. Sound for one driver's own p95, not for a p95 merged over several drivers.
+ * Between steps only. */
+void fl_driver_set_miss_stop(struct fl_driver *d, double p95_over_ms, double error_rate);
+
 /* The in-flight ceiling of the next step: depth x threads x connections. */
 unsigned fl_driver_inflight(const struct fl_driver *d);
 

@@ -93,6 +93,9 @@ struct drv_thread {
 	uint64_t sec;                /* trace second being collected */
 	uint64_t sec_sent, sec_completed;
 	struct fl_hist sec_hist;
+	uint64_t late;               /* measured OK replies over the miss-stop's bound */
+	uint64_t pub_late, pub_failed;  /* late and failed as last published (atomic; the
+	                                   main thread zeroes them before a step) */
 };
 
 struct fl_driver {
@@ -112,6 +115,12 @@ struct fl_driver {
 	unsigned ndone;                /* threads done with the current step (mu) */
 	double qps, warmup_s, duration_s;  /* the current step */
 	uint64_t t0_ns;
+	double stop_over_ms, stop_error_rate;  /* the next step's miss-stop rule (<= 0: none) */
+	uint64_t stop_over_ns;         /* the current step's: late = bucket above this */
+	uint64_t stop_late_limit, stop_failed_limit;
+	int stop_on;                   /* the current step has the rule */
+	int stopped;                   /* atomic: the rule ended the current step */
+	uint64_t stopped_ns;           /* when (written once, by the thread that set stopped) */
 	struct drv_sec *secs;          /* nsecs trace cells of the current step (mu) */
 	size_t nsecs;
 	size_t secs_used;              /* cells touched (mu) */
@@ -121,6 +130,11 @@ struct fl_driver {
  * connections with their slots, none opened yet. 0, or -1 when something could not be
  * made (fl_driver_free frees what was). */
 int drv_engine_thread_setup(struct fl_driver *d, struct drv_thread *t, unsigned id);
+
+/* The send schedule thread id follows in the step about to run (relative to its time
+ * 0; warm_ns and end_ns: the ends of its warm-up and measured window after time 0). */
+void drv_schedule_for(const struct fl_driver *d, unsigned id, uint64_t warm_ns,
+	uint64_t end_ns, struct fl_schedule *s);
 
 /* The sender thread (pthread_create's start routine, arg its struct drv_thread): opens
  * the connections and runs the event loop until d->cmd is DRV_CMD_QUIT. */

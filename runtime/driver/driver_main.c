@@ -173,7 +173,7 @@ static void drv_usage(FILE *f)
 	fprintf(f,
 "\n"
 "CONTROL MODE (--control): connections stay open across steps. Each stdin line\n"
-"  step QPS WARMUP_S DURATION_S [INFLIGHT]\n"
+"  step QPS WARMUP_S DURATION_S [INFLIGHT [MISS_P95_MS MISS_ERROR_RATE]]\n"
 "runs one step and prints its results as one JSON line on stdout (the object described\n"
 "under --json, one element of \"steps\", plus inflight_ceiling: the requests in flight\n"
 "allowed over all connections; p95_interval_ms {lo, hi, confidence: 0.95}: the\n"
@@ -184,8 +184,16 @@ static void drv_usage(FILE *f)
 "buckets}; bucket INDEX < 256 holds the value INDEX ns; above, with s = INDEX / 128 - 1,\n"
 "it holds [(INDEX %% 128 + 128) << s, that + 2^s - 1] ns). INFLIGHT sets the ceiling\n"
 "first (depth = ceil(INFLIGHT / (threads x connections)), at most %u per connection;\n"
-"without it, --depth auto sizes it as for any step). A line that cannot be run prints\n"
-"{\"error\": \"...\"}; \"quit\" or end of input ends the run. The line\n"
+"without it, --depth auto sizes it as for any step). With MISS_P95_MS (ms) and\n"
+"MISS_ERROR_RATE (0..1, 0: none) the step ends as soon as its miss is certain: more\n"
+"than 5%% of the requests due in its measured window (counted from the seeded schedules\n"
+"before it starts) came back OK over MISS_P95_MS (whole histogram bucket over it), so\n"
+"its p95 is over it however the rest end, or at least MISS_ERROR_RATE of them failed\n"
+"(errors, OVERLOADED, timeouts); \"miss_stop\" {p95_over_ms, due, late_limit,\n"
+"failed_limit, late, failed, stopped, stopped_at_s} says what it counted (null without\n"
+"the rule; due 0: not armed, a window over 50 M draws). frontload run sends it for final\n"
+"windows. A line that cannot be run prints {\"error\": \"...\"}; \"quit\" or end of\n"
+"input ends the run. The line\n"
 "  clock\n"
 "prints {\"clock_wall_ns\": N}, this host's realtime clock (ns since the epoch) when read:\n"
 "frontload run stamps its own clock around it to measure a remote driver's offset.\n"
@@ -196,9 +204,9 @@ static void drv_usage(FILE *f)
 "  overloaded, timeouts, late, unsent, backlogged, window_completions, window_ok,\n"
 "  errors {total, by kind: deadline_exceeded, bad_request, ...}, latency_ms and\n"
 "  service_ms {count, p50, p90, p95, p99, p99_9, max, mean} over OK replies, depth,\n"
-"  next_depth, driver_limited, host_cpu_pct, trace [per second: sent, completed, ok,\n"
-"  inflight, p95_ms]. backlogged: requests that waited in the driver for a free slot\n"
-"  (the depth) or for room on a connection (a connection holding 8 MiB of unsent bytes\n"
+"  next_depth, driver_limited, host_cpu_pct, miss_stop, trace [per second: sent,\n"
+"  completed, ok, inflight, p95_ms]. backlogged: requests that waited in the driver\n"
+"  for a free slot (the depth) or for room on a connection (a connection holding 8 MiB of unsent bytes\n"
 "  takes no new request until half of it has gone: the leaf is not reading, so the\n"
 "  request waits here, unpacked, its latency still counted from its intended time; only\n"
 "  the depth sets driver_limited). A figure with nothing behind it is null, never 0: the\n"
@@ -538,10 +546,10 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 
 	while (!drv_stop_signal && fgets(line, sizeof line, stdin) != NULL) {
 		char cmd[16], extra[2];
-		double qps, warm, dur;
+		double qps, warm, dur, over_ms = 0, err_rate = 0;
 		unsigned inflight = 0;
-		int n = sscanf(line, "%15s %lf %lf %lf %u %1s", cmd, &qps, &warm, &dur, &inflight,
-			extra);
+		int n = sscanf(line, "%15s %lf %lf %lf %u %lf %lf %1s", cmd, &qps, &warm, &dur,
+			&inflight, &over_ms, &err_rate, extra);
 		if (n <= 0)
 			continue;
 		if (strcmp(cmd, "quit") == 0)
@@ -552,20 +560,28 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 			fflush(stdout);
 			continue;
 		}
-		if (strcmp(cmd, "step") != 0 || (n != 4 && n != 5)) {
-			drv_control_error("expected: step QPS WARMUP_S DURATION_S [INFLIGHT], clock, "
-				"or quit");
+		if (strcmp(cmd, "step") != 0 || (n != 4 && n != 5 && n != 7)) {
+			drv_control_error("expected: step QPS WARMUP_S DURATION_S [INFLIGHT "
+				"[MISS_P95_MS MISS_ERROR_RATE]], clock, or quit");
 			continue;
 		}
 		if (!(qps > 0) || !(warm >= 0) || !(dur > 0) || !isfinite(qps + warm + dur) ||
-		    (n == 5 && inflight == 0)) {
+		    (n >= 5 && inflight == 0)) {
 			drv_control_error("step: QPS, DURATION_S and INFLIGHT must be > 0, WARMUP_S "
 				">= 0");
 			continue;
 		}
-		if (n == 5)
+		if (n == 7 && (!(over_ms > 0) || !isfinite(over_ms) || !(err_rate >= 0) ||
+		    !(err_rate <= 1))) {
+			drv_control_error("step: MISS_P95_MS must be > 0 (ms) and MISS_ERROR_RATE in "
+				"0..1 (0: no error limit)");
+			continue;
+		}
+		if (n >= 5)
 			fl_driver_set_inflight(eng, inflight);
-		if (drv_run_step(eng, run, qps, warm, dur, 1, n == 5, quiet) != 0)
+		if (n == 7)
+			fl_driver_set_miss_stop(eng, over_ms, err_rate);
+		if (drv_run_step(eng, run, qps, warm, dur, 1, n >= 5, quiet) != 0)
 			drv_control_error("step could not run (out of memory or too many steps)");
 	}
 }

@@ -141,6 +141,18 @@ static json_t *report_trace_json(const struct fl_driver_result *r)
 	return a;
 }
 
+/* The miss-stop rule and what it counted, or null when the step ran without one. */
+static json_t *report_miss_stop_json(const struct fl_driver_miss_stop *m)
+{
+	if (!(m->p95_over_ms > 0))
+		return json_null();
+	return json_pack("{sfsIsIsIsIsIsbso}", "p95_over_ms", m->p95_over_ms, "due",
+		(json_int_t)m->due, "late_limit", (json_int_t)m->late_limit, "failed_limit",
+		(json_int_t)m->failed_limit, "late", (json_int_t)m->late, "failed",
+		(json_int_t)m->failed, "stopped", m->stopped, "stopped_at_s", m->stopped ?
+		json_real(m->stopped_at_s) : json_null());
+}
+
 json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace)
 {
 	json_t *o = json_object();
@@ -174,6 +186,7 @@ json_t *fl_driver_result_json(const struct fl_driver_result *r, int with_trace)
 	report_set(o, "host_cpu_pct", r->host_cpu_pct >= 0 ? json_real(r->host_cpu_pct) :
 		json_null(), &bad);
 	report_set(o, "interrupted", json_boolean(r->interrupted), &bad);
+	report_set(o, "miss_stop", report_miss_stop_json(&r->miss_stop), &bad);
 	if (with_trace)
 		report_set(o, "trace", report_trace_json(r), &bad);
 	if (bad) {
@@ -333,6 +346,12 @@ void fl_driver_result_print(FILE *f, const struct fl_driver_result *r)
 	fprintf(f, "  sent %" PRIu64 "  completed %" PRIu64 "  ok %" PRIu64 "  overloaded %"
 		PRIu64 "  timeouts %" PRIu64 "  late %" PRIu64 "  errors %" PRIu64 "\n",
 		r->c.sent, r->c.completed, r->c.ok, r->c.overloaded, r->c.timeouts, r->c.late, nerr);
+	if (r->miss_stop.stopped)
+		fprintf(f, "  stopped at %.1f s: its miss was certain (%" PRIu64 " OK replies over %g "
+			"ms, limit %" PRIu64 "; %" PRIu64 " failed, limit %" PRIu64 "; %" PRIu64
+			" requests due)\n", r->miss_stop.stopped_at_s, r->miss_stop.late,
+			r->miss_stop.p95_over_ms, r->miss_stop.late_limit, r->miss_stop.failed,
+			r->miss_stop.failed_limit, r->miss_stop.due);
 	if (nerr > 0) {
 		fprintf(f, "  errors:");
 		for (int e = 0; e < FL_DRIVER_ERR_N; e++)

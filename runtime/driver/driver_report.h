@@ -17,6 +17,8 @@
  *    "service_ms": {same keys},
  *    "depth": 16, "next_depth": 32, "driver_limited": true, "host_cpu_pct": 41.5,
  *    "interrupted": false,
+ *    "miss_stop": null, or {"p95_over_ms": .., "due": .., "late_limit": .., "failed_limit": ..,
+ *                  "late": .., "failed": .., "stopped": true, "stopped_at_s": ..},
  *    "trace": [{"second": 0, "sent": .., "completed": .., "ok": .., "inflight": ..,
  *               "p95_ms": ..}, ..]}
  * A figure with nothing behind it is null, never 0: achieved_qps and replied_qps of an
@@ -107,6 +109,15 @@ struct fl_driver_result {
 	double host_cpu_pct;         /* host CPU busy during the step (%, /proc/stat); < 0:
 	                                unknown */
 	int interrupted;             /* cut short by SIGINT/SIGTERM */
+	struct fl_driver_miss_stop {  /* the step's miss-stop rule (driver_engine.h) */
+		double p95_over_ms;      /* <= 0: no rule this step (JSON null) */
+		uint64_t due;            /* requests due in the measured window, as scheduled */
+		uint64_t late_limit;     /* more OK replies over p95_over_ms than this: stop */
+		uint64_t failed_limit;   /* this many failed requests: stop */
+		uint64_t late, failed;   /* what the step counted */
+		int stopped;             /* the rule ended the step */
+		double stopped_at_s;     /* measured seconds when it did */
+	} miss_stop;
 	size_t trace_len;
 	struct fl_driver_trace_row *trace;  /* trace_len rows, malloc'd; see _free */
 };

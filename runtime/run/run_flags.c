@@ -62,6 +62,10 @@ static const struct fl_cli_opt run_opts[] = {
 		"p93..p97, 456)", .alt = "2"),
 	FL_OPT_REAL("final-seconds", cfg.search.final_s, 1, 86400, "S", "300", "measured "
 		"seconds of the steady final window at the chosen rate", .alt = "15"),
+	FL_OPT_FLAG("full-finals", cfg.full_finals, "run every final window to its end; "
+		"without this a final window ends as soon as its miss is certain: its driver "
+		"counted more than 5% of the requests due in it answered over --sla-ms, or 1% "
+		"failed, so no end of the window could pass (one driver per instance only)"),
 	FL_OPT_STR("qps", qps, "R[,R...]", NULL, "fixed mode: no search; run each rate (per "
 		"instance) for --duration and report each (is_fixed_qps = true)"),
 	FL_OPT_REAL("duration", cfg.duration_s, 0.5, 86400, "S", "60", "fixed mode: measured "
@@ -194,7 +198,11 @@ void run_usage(FILE *f)
 "            as a failed re-measure: the search steps down (within --max-steps) and the\n"
 "            final window runs again, --max-finals in all; with two or more left, the\n"
 "            next runs at once at --tolerance / 2 below the failed one, and its pass\n"
-"            converges.\n"
+"            converges. A final window ends as soon as its miss is certain: its\n"
+"            driver counts the requests due in it from the seeded schedule, and once\n"
+"            more than 5% of them came back over the SLA (or 1% failed) no end of the\n"
+"            window could pass (--full-finals runs it to its end; the step's\n"
+"            miss_stop says what was counted and when it stopped).\n"
 "A step passes when the p95's 95% interval lies at or below the SLA (with n latencies,\n"
 "the values at ranks n*0.95 +- 1.96*sqrt(n*0.95*0.05), order statistics as in Lancet;\n"
 "with --batch-means widened to p95 +- t(b-1) x sd / sqrt(b) of the p95s of the\n"
@@ -254,7 +262,8 @@ void run_usage(FILE *f)
 "    source file, or wire for a --leaf: read with a STATS frame on its port, address,\n"
 "    last_error), mock_stats (a --mock with --leaf: its stats at the end, by STATS)),\n"
 "    steps[] (every step: verdict, p95_interval_ms, latencies, inflight_ceiling,\n"
-"    driver_limited, with per-instance detail: p95_batch_halfwidth_ms and p95_batches\n"
+"    driver_limited, with per-instance detail: miss_stop (final windows: null, or\n"
+"    {p95_over_ms, due, late_limit, failed_limit, late, failed, stopped, stopped_at_s}), p95_batch_halfwidth_ms and p95_batches\n"
 "    (batch means over the window's whole seconds, which --batch-means judges with;\n"
 "    null under 3 seconds or 20 OK replies a second); with --drivers N > 1\n"
 "    each instance's\n"

@@ -132,6 +132,9 @@ int fl_result_parse_obs(const char *line, struct fl_run_obs *o, char *err, size_
 	o->driver_cpu_pct = json_is_number(cpu) ? json_number_value(cpu) : -1;
 	o->driver_limited = json_is_true(json_object_get(j, "driver_limited"));
 	o->interrupted = json_is_true(json_object_get(j, "interrupted"));
+	const json_t *ms = json_object_get(j, "miss_stop");
+	o->miss_stopped = json_is_true(json_object_get(ms, "stopped"));
+	o->miss_stop_json = json_is_object(ms) ? json_deep_copy(ms) : NULL;
 	o->errors_json = json_deep_copy(errs);
 	json_t *h = json_object_get(j, "latency_hist_ns");
 	o->hist_json = json_is_object(h) ? json_incref(h) : NULL;
@@ -143,6 +146,8 @@ void fl_result_obs_free(struct fl_run_obs *o)
 {
 	json_decref(o->errors_json);
 	o->errors_json = NULL;
+	json_decref(o->miss_stop_json);
+	o->miss_stop_json = NULL;
 	json_decref(o->hist_json);
 	o->hist_json = NULL;
 	for (unsigned d = 0; o->drv && d < o->ndrv; d++)
@@ -208,6 +213,7 @@ static void obs_add(struct fl_run_obs *o, const struct fl_run_obs *d, int first)
 	o->driver_cpu_pct = fmax(o->driver_cpu_pct, d->driver_cpu_pct);
 	o->driver_limited |= d->driver_limited;
 	o->interrupted |= d->interrupted;
+	o->miss_stopped |= d->miss_stopped;
 	if (d->errors_json)
 		errors_add(o->errors_json, d->errors_json);
 }
@@ -332,6 +338,9 @@ void fl_result_step_aggregate(struct fl_run_step *st, int batch_means)
 		if (o->lat.count < s->latencies)
 			s->latencies = o->lat.count;
 		s->driver_limited |= o->driver_limited;
+		s->miss_certain |= o->miss_stopped;
+		if (o->miss_stopped && o->window_s > 0)
+			s->window_s = fmin(s->window_s, o->window_s);  /* what it measured */
 		if (o->interrupted || o->window_s <= 0)
 			st->complete = 0;
 	}

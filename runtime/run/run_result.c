@@ -129,6 +129,8 @@ static json_t *obs_json(const struct fl_run_obs *o)
 		json_integer(o->inflight_ceiling) : json_null());
 	json_object_set_new(j, "driver_limited", json_boolean(o->driver_limited));
 	json_object_set_new(j, "interrupted", json_boolean(o->interrupted));
+	json_object_set_new(j, "miss_stop", o->miss_stop_json ?
+		json_deep_copy(o->miss_stop_json) : json_null());
 	if (o->ndrv > 1) {
 		/* Merged from several drivers: the pooled histogram, and each driver's own. */
 		json_t *drv = json_array();

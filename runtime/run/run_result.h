@@ -53,6 +53,8 @@ struct fl_run_obs {
 	double driver_cpu_pct;   /* the driver's host CPU estimate (%), < 0 unknown */
 	int driver_limited;      /* the driver itself was the bottleneck */
 	int interrupted;         /* cut short by a signal */
+	int miss_stopped;        /* the driver ended it early: its miss was certain */
+	json_t *miss_stop_json;  /* the driver's miss_stop object (owned), NULL without one */
 	json_t *errors_json;     /* errors by kind (owned) */
 	json_t *hist_json;       /* latency_hist_ns (hist_json.h; owned), NULL when absent */
 	uint64_t seed;           /* a driver's own observation: that driver's --seed */
@@ -106,6 +108,7 @@ struct fl_run_config {
 	int tls;
 	const char *tls_dir;       /* --tls-dir for every child and remote STATS, or NULL */
 	int trace;
+	int full_finals;           /* --full-finals: no miss-stop rule on final windows */
 	const char *leaf_args, *mock_args, *driver_args;
 	const char *arrival;       /* the drivers' --arrival: binomial, poisson or fixed */
 	const char *draws;         /* the drivers' --draws: common or fresh */

@@ -203,6 +203,12 @@ enum fl_verdict fl_search_judge(const struct fl_search_config *c,
 		enum fl_verdict lat = judge_latency(c, o, buf, sizeof buf);
 		if (v == FL_VERDICT_PASS)
 			v = lat;
+		if (o->miss_certain) {
+			/* What it measured is the window's start; its driver stopped it once no end
+			 * could pass (over 5% of the requests due over the SLA, or the error limit). */
+			why_add(buf, sizeof buf, "stopped after %.1f s: its miss was certain", o->window_s);
+			v = FL_VERDICT_FAIL;
+		}
 	}
 	if (why != NULL && whylen > 0)
 		snprintf(why, whylen, "%s", v == FL_VERDICT_PASS ? "ok" : buf);
@@ -610,6 +616,9 @@ static void search_record_final(struct fl_search *s, double q, int pass, const c
 	 * does before its first pass. */
 	s->hi = q;
 	s->lo = search_clean_pass_below(s, q);
+	/* S read from this window caps the next: the clean pass below the cap is the one the
+	 * next final is measured against (a pass above the cap is no candidate). */
+	search_clamp_to_saturation(s);
 	if (s->finals >= s->cfg.max_finals) {
 		search_finish(s, 0, "the final window at %g qps missed (%s); %u final window%s "
 			"run, no more allowed (--max-finals)", q, why, s->finals,
@@ -670,8 +679,11 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 		 * its whole rate a few percent past what the leaf sustains (quick runs on
 		 * the --copies=2 build: 4 s passes answered 273-278/s, 15 s finals at 269
 		 * and 271 qps fell behind at 252.0 and 251.7). */
+		/* A window its driver stopped early (a certain miss) measured its own seconds. */
+		double ran_s = o->miss_certain && o->window_s > 0 ? fmin(o->window_s,
+			st.duration_s) : st.duration_s;
 		if (isfinite(ach) && ach > s->saturation_qps && behind &&
-		    st.duration_s >= SEARCH_SAT_MIN_S &&
+		    ran_s >= SEARCH_SAT_MIN_S &&
 		    ach > search_best_answered(s, 1, st.duration_s))
 			s->saturation_qps = ach;
 	}

@@ -162,6 +162,8 @@ struct fl_search_obs {
 	uint64_t requests;      /* requests due in the measured window */
 	uint64_t errors;        /* of those: errors, timeouts and OVERLOADED replies */
 	int driver_limited;     /* some instance's driver was the bottleneck */
+	int miss_certain;       /* some instance's driver stopped the window early because its
+	                           miss was certain (frontload-driver's miss-stop rule) */
 	double window_s;        /* measured seconds; <= 0: unknown (then no edge allowance) */
 };
 

@@ -234,10 +234,16 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %.0f s warm-up + %.0f s%s, ETA %s",
 		st.number, fl_search_phase_name(phase), rate, warmup, duration, ceil_txt, eta);
 
-	/* Each driver of an instance runs its share: the rate and the ceiling split N ways. */
+	/* Each driver of an instance runs its share: the rate and the ceiling split N ways.
+	 * A final window's driver stops it once its miss is certain, when it alone measures
+	 * its instance's p95 (the rule is sound for one driver's p95, not a pooled one). */
 	for (unsigned k = 0; k < sl.n; k++) {
 		double q = qps / sl.ways[k];
-		if (inflight)
+		if (inflight && phase == FL_PHASE_FINAL && sl.ways[k] == 1 && !r->cfg.full_finals)
+			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u %.6f %.6f\n", q, warmup,
+				duration, sl.share[k], r->cfg.search.sla_p95_ms,
+				r->cfg.search.max_error_rate);
+		else if (inflight)
 			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u\n", q, warmup, duration,
 				sl.share[k]);
 		else

@@ -10,7 +10,9 @@
 #   - result.json: converged false, sla_bound_qps null, final_pass false with a
 #     final_verdict of "fail", converged_reason naming the failed final window;
 #     search.sla_bound_qps null;
-#   - closing lines: "converged: no" and no "sla_bound_qps" line.
+#   - closing lines: "converged: no" and no "sla_bound_qps" line;
+#   - the final window's driver stopped it once its miss was certain (miss_stop.stopped,
+#     stopped_at_s under 12 s, final_why saying so).
 # Timing: skipped (77) under sanitizers.
 . "$(dirname "$0")/common.inc"
 
@@ -67,6 +69,16 @@ grep -q "converged: no" "$T/run.log" || fail "closing lines: $(tail -n 4 "$T/run
 if grep -q "^  sla_bound_qps" "$T/run.log"; then
 	fail "closing lines give an sla_bound_qps: $(tail -n 4 "$T/run.log")"
 fi
+# Its driver ended the window once the miss was certain (timeouts past 1% of the
+# requests due, or more than 5% of them over the SLA), seconds into the stop, not at 15 s.
+F=$(jq '.steps | map(.phase) | rindex("final")' "$R")
+assert_eq "$(get "$R" "steps.$F.instances.0.miss_stop.stopped")" true \
+	"final window's miss_stop.stopped"
+stop_at=$(get "$R" "steps.$F.instances.0.miss_stop.stopped_at_s")
+flt "$stop_at" "<" 12 || fail "the final window stopped at $stop_at s, not during the stall"
+case $(get "$R" final_why) in *"miss was certain"*) ;;
+	*) fail "final_why does not say the miss was certain: $(get "$R" final_why)" ;; esac
 p95=$(get "$R" p95_ms)
-echo "final window with the leaf stopped 6 s: p95 $(printf %.0f "$p95") ms, converged false," \
-	"no sla_bound_qps, exit 3, $took s"
+echo "final window with the leaf stopped 6 s: stopped at $(printf %.1f "$stop_at") s of 15" \
+	"(miss certain), p95 $(printf %.0f "$p95") ms, converged false, no sla_bound_qps," \
+	"exit 3, $took s"
