@@ -21,12 +21,7 @@
 DRIVER=$B/frontload-driver
 [ -x "$DRIVER" ] || fail "$DRIVER not built"
 
-"$MOCK" --gen-cert "$T/tls" >/dev/null 2>&1 || fail "frontload-mock --gen-cert $T/tls failed"
-start_server mock "$MOCK" --port 0 --tls-dir "$T/tls" --threads 1 --corpus-mb 8 \
-	--latency-cap-us 2000 --quiet
-start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" \
-	--mock "127.0.0.1:$mock_port" --extractors-per-story 20 --ranker-threads 2 \
-	--io-threads 1 --fanout-threads 1 --rpc-fanout-scale 0.01 --quiet
+start_small 8
 
 # Step 1 is read at once; the others wait on the fifo until the stall is over.
 mkfifo "$T/ctl" || fail "mkfifo"

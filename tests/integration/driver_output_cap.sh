@@ -24,12 +24,7 @@ QPS=40
 N=$((QPS * 8))
 MIB=1048576
 
-"$MOCK" --gen-cert "$T/tls" >/dev/null 2>&1 || fail "frontload-mock --gen-cert $T/tls failed"
-start_server mock "$MOCK" --port 0 --tls-dir "$T/tls" --threads 1 --corpus-mb 16 \
-	--latency-cap-us 2000 --quiet
-start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" \
-	--mock "127.0.0.1:$mock_port" --extractors-per-story 20 --ranker-threads 2 \
-	--io-threads 1 --fanout-threads 1 --rpc-fanout-scale 0.01 --quiet
+start_small 16
 
 note "driver: $QPS qps fixed, 2 MiB requests, 1 s warm-up + 8 s, 1 connection x depth 512"
 start_driver /usr/bin/time -f "%M" -o "$T/driver.rss" "$DRIVER" --leaf "127.0.0.1:$leaf_port" \

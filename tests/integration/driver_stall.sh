@@ -31,13 +31,7 @@ STALL_AT=3
 N=$((QPS * DURATION))
 NALL_MIN=$((QPS * (WARMUP + DURATION) - 1))  # the warm-up may hold one fewer
 
-"$MOCK" --gen-cert "$T/tls" >/dev/null 2>&1 || fail "frontload-mock --gen-cert $T/tls failed"
-start_server mock "$MOCK" --port 0 --tls-dir "$T/tls" --threads 1 --corpus-mb 16 \
-	--latency-cap-us 2000 --quiet
-start_server leaf "$LEAF" --port 0 --lib "$LIB" --tls-dir "$T/tls" \
-	--mock "127.0.0.1:$mock_port" --extractors-per-story 20 --ranker-threads 2 \
-	--io-threads 1 --fanout-threads 1 --rpc-fanout-scale 0.01 \
-	--stats-file "$T/leaf.json" --quiet
+start_small 16 --stats-file "$T/leaf.json"
 
 note "driver: $QPS qps fixed, ${WARMUP} s warm-up + ${DURATION} s, 1 connection x depth 2"
 start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps "$QPS" --arrival fixed \
