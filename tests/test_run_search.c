@@ -666,6 +666,25 @@ static struct fl_search_step feed(struct fl_search *s, double ach, double p95)
 	return st;
 }
 
+/* Feed a probed search's steps until its first final window, which it returns the rate
+ * of: a step at or below knee passes (answers 0.5% over its rate, p95 pass_p95), one
+ * above misses (answers fail_ach: a share of its rate when <= 1, else that rate; p95
+ * fail_p95). */
+static double to_first_final(struct fl_search *s, double knee, double pass_p95,
+	double fail_ach, double fail_p95)
+{
+	struct fl_search_step st;
+	for (int i = 0; i < 20 && fl_search_next(s, &st) && st.phase != FL_PHASE_FINAL; i++) {
+		if (st.qps <= knee)
+			feed(s, st.qps * 1.005, pass_p95);
+		else
+			feed(s, fail_ach <= 1 ? st.qps * fail_ach : fail_ach, fail_p95);
+	}
+	assert_int_equal(fl_search_next(s, &st), 1);
+	assert_int_equal(st.phase, FL_PHASE_FINAL);
+	return st.qps;
+}
+
 /* The highest rate below q that some judged step passed (0 when none). */
 static double search_lo_below(const struct fl_search *s, double q)
 {
@@ -889,12 +908,7 @@ static void test_final_at_cap_after_miss(void **state)
 	struct fl_search s;
 	struct fl_search_step st;
 	start_probed(&s, &c, probes, sizeof probes / sizeof probes[0]);
-	for (int i = 0; i < 20 && fl_search_next(&s, &st) && st.phase != FL_PHASE_FINAL; i++)
-		feed(&s, st.qps <= 216.2 ? st.qps * 1.005 : st.qps * 0.995,
-			st.qps <= 216.2 ? 480 : 1212);
-	assert_int_equal(fl_search_next(&s, &st), 1);
-	assert_int_equal(st.phase, FL_PHASE_FINAL);
-	double first = st.qps;
+	double first = to_first_final(&s, 216.2, 480, 0.995, 1212);
 	assert_true(first > 205.5 && first <= 216.2);
 	feed(&s, 205.4, 1330);      /* fell behind over 300 s: S */
 	assert_true(s.saturation_qps == 205.4 && fl_search_cap(&s) == 195.6);
@@ -922,15 +936,7 @@ static void test_final_below_close_pass(void **state)
 	struct fl_search s;
 	struct fl_search_step st;
 	start_probed(&s, &c, probes, sizeof probes / sizeof probes[0]);
-	for (int i = 0; i < 20 && fl_search_next(&s, &st) && st.phase != FL_PHASE_FINAL; i++) {
-		if (st.qps <= 195)
-			feed(&s, st.qps * 1.005, 400);
-		else
-			feed(&s, 203.3, 1237);
-	}
-	assert_int_equal(fl_search_next(&s, &st), 1);
-	assert_int_equal(st.phase, FL_PHASE_FINAL);
-	double first = st.qps;
+	double first = to_first_final(&s, 195, 400, 203.3, 1237);
 	assert_true(first > 190 && first <= 195);
 	double close = search_lo_below(&s, first);
 	assert_true(close > floor(first / 1.025 * 10) / 10);  /* a 15 s pass within the gap */
