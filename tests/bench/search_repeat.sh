@@ -16,8 +16,9 @@
 #                 sla_bound_qps can be read (a 2-core VM here moved by a fifth in an hour)
 #   -- ARGS       more `frontload run` flags (e.g. --seed 7)
 # Prints one line per run (seconds, exit status, converged, sla_bound_qps or
-# lower_bound_qps, capacity estimate, steps) and a summary: the spread of sla_bound_qps,
-# (max - min) / min, against the goal. The machine's load is printed too: runs beside
+# lower_bound_qps, capacity estimate, steps), its final windows (rate, verdict, host CPU,
+# when a miss was certain and the window stopped) and a summary: the spread of
+# sla_bound_qps, (max - min) / min, against the goal. The machine's load is printed too: runs beside
 # other work are noisy, and the line says so.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -93,6 +94,12 @@ while [ "$i" -le "$runs" ]; do
 		"lower_bound_qps \(.lower_bound_qps // "null"), capacity \(.search.capacity_qps // "null"), " +
 		"\(.steps | length) steps (\([.steps[].phase] | join(" "))), final p95 \(.p95_ms // "null") ms"' "$r")
 	echo "run $i: ${took} s, exit $rc, $line"
+	# Each final window: its rate, verdict, host CPU, and when its miss was certain.
+	echo "  finals: $(jq -r '[.steps[] | select(.phase == "final") | "\(.requested_qps) " +
+		"\(.verdict) (host CPU \(.host_cpu_util_pct // "?" | if type == "number" then
+		floor else . end)%" + ([.instances[].miss_stop // empty | select(.stopped) |
+		", stopped after \(.stopped_at_s | floor) s"] | first // "") + ")"] |
+		join(", ")' "$r")"
 	b=$(jq -r '.sla_bound_qps // empty' "$r")
 	if [ -n "$b" ]; then
 		bounds="$bounds $b"
