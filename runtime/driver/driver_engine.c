@@ -651,9 +651,9 @@ static int drv_miss_certain(struct drv_thread *t, uint64_t now)
 	return 1;
 }
 
-/* Every DRV_TICK_US: end the step on a stop request or a certain miss, time out requests (from their
- * intended send time, in the backlog or in flight), give up hung connects and reopen
- * retiring connections once idle, and keep the trace's seconds moving. */
+/* Every DRV_TICK_US: end the step on a stop request or a certain miss, time out requests
+ * (from their intended send time, in the backlog or in flight), give up hung connects and
+ * reopen retiring connections once idle, and keep the trace's seconds moving. */
 static void drv_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct drv_thread *t = arg;
