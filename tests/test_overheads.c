@@ -48,6 +48,30 @@ static void test_ovh_inflight(void **state)
 	fl_overheads_free(o);
 }
 
+/* 4b: peek gives enter's verdict without admitting: below the limit nothing changes, at
+ * it the shed is counted once, as enter counts it. */
+static void test_ovh_peek(void **state)
+{
+	struct fl_overheads *o = ovh_new(2, 0);
+	struct fl_overheads_stats st;
+
+	(void)state;
+	assert_int_equal(fl_overheads_peek(o), FL_OVH_ADMIT);
+	assert_int_equal(fl_overheads_peek(o), FL_OVH_ADMIT);
+	fl_overheads_stats(o, &st);
+	assert_int_equal(st.inflight, 0);
+	assert_int_equal(st.overloaded, 0);
+	assert_int_equal(fl_overheads_enter(o), FL_OVH_ADMIT);
+	assert_int_equal(fl_overheads_enter(o), FL_OVH_ADMIT);
+	assert_int_equal(fl_overheads_peek(o), FL_OVH_OVERLOADED);
+	fl_overheads_stats(o, &st);
+	assert_int_equal(st.inflight, 2);
+	assert_int_equal(st.overloaded, 1);
+	fl_overheads_leave(o);
+	assert_int_equal(fl_overheads_peek(o), FL_OVH_ADMIT);
+	fl_overheads_free(o);
+}
+
 /* 5: the ACL admits the five methods and denies any other; the key hash follows the key. */
 static void test_ovh_acl(void **state)
 {
@@ -117,6 +141,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ovh_inflight),
+		cmocka_unit_test(test_ovh_peek),
 		cmocka_unit_test(test_ovh_acl),
 		cmocka_unit_test(test_ovh_stale),
 	};

@@ -99,6 +99,75 @@ static void test_deterministic(void **state)
 	fl_bytes_free(&x);
 }
 
+/* reserve for fl_reqgen_build_parts: room in a fixed buffer. */
+static uint8_t parts_head[1u << 20];
+static uint8_t *parts_reserve(void *arg, size_t len)
+{
+	(void)arg;
+	return len <= sizeof parts_head ? parts_head : NULL;
+}
+
+static uint8_t *big_reserve(void *arg, size_t len)
+{
+	return len <= CORPUS_BYTES + 65536 ? arg : NULL;
+}
+
+/* 1b. The gathered parts (head, padding in the corpus, tail) are the packed bytes exactly:
+ * sampled sizes (padding from none to 4 MiB), with want_zstd and reply_bytes set or not, a
+ * fixed size below the stories (no padding), and a padding longer than the corpus (packed
+ * whole into the head). */
+static void test_parts_equal_build(void **state)
+{
+	struct fl_reqgen_config c;
+	struct fl_reqgen g;
+	struct fl_reqgen_parts pt;
+	struct fl_bytes a = { 0 };
+	unsigned padded = 0, whole = 0;
+
+	(void)state;
+	for (int v = 0; v < 4; v++) {
+		default_config(&c);
+		c.want_zstd = v & 1;
+		c.reply_bytes = v & 2 ? 300000u : 0;
+		if (v == 3)
+			c.fixed_bytes = 100;  /* below the 16 stories: no padding */
+		gen_init(&g, &c);
+		for (uint64_t i = 0; i < 200; i++) {
+			assert_int_equal(fl_reqgen_build(&g, i, &a), 0);
+			assert_int_equal(fl_reqgen_build_parts(&g, i, parts_reserve, NULL, &pt), 0);
+			assert_int_equal(pt.head_len + pt.pad_len + pt.tail_len, a.len);
+			assert_memory_equal(parts_head, a.data, pt.head_len);
+			if (pt.pad_len > 0) {
+				assert_true(pt.pad >= corpus.data && pt.pad + pt.pad_len <=
+					corpus.data + corpus.len);
+				assert_memory_equal(pt.pad, a.data + pt.head_len, pt.pad_len);
+				padded++;
+			} else {
+				whole++;
+			}
+			assert_memory_equal(pt.tail, a.data + pt.head_len + pt.pad_len, pt.tail_len);
+		}
+	}
+	assert_true(padded > 300);
+	assert_true(whole >= 200);
+	/* Padding longer than the corpus wraps: a copy, so packed whole. */
+	default_config(&c);
+	c.fixed_bytes = CORPUS_BYTES + 32768;  /* padding > the corpus, after 16 KiB of stories */
+	c.max_request_bytes = CORPUS_BYTES * 2;
+	gen_init(&g, &c);
+	struct fl_bytes big = { 0 };
+	static uint8_t head_big[CORPUS_BYTES + 65536];
+	assert_int_equal(fl_reqgen_build(&g, 1, &big), 0);
+	assert_true(big.len <= sizeof head_big);
+	assert_int_equal(fl_reqgen_build_parts(&g, 1, big_reserve, head_big, &pt), 0);
+	assert_int_equal(pt.pad_len, 0);
+	assert_int_equal(pt.tail_len, 0);
+	assert_int_equal(pt.head_len, big.len);
+	assert_memory_equal(head_big, big.data, big.len);
+	fl_bytes_free(&big);
+	fl_bytes_free(&a);
+}
+
 /* Mean of min(size, cap) under the table's inverse CDF, by a fine midpoint sweep. */
 static double capped_table_mean(const struct fl_pct *t, double cap)
 {
@@ -342,6 +411,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_parts_equal_build),
 		cmocka_unit_test(test_sizes_follow_table),
 		cmocka_unit_test(test_fixed_size_and_cap),
 		cmocka_unit_test(test_unpack_round_trip),

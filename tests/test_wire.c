@@ -151,7 +151,8 @@ static void test_push(struct evbuffer *b, enum fl_msg_type type, uint64_t id,
 	assert_int_equal(h.payload_len, len);
 }
 
-/* 3: a frame trickling in one byte at a time is taken only when its last byte lands. */
+/* 3: a frame trickling in one byte at a time is taken only when its last byte lands; its
+ * header can be peeked at from its 40th byte. */
 static void test_pull_byte_at_a_time(void **state)
 {
 	struct evbuffer *src = evbuffer_new(), *in = evbuffer_new();
@@ -171,6 +172,16 @@ static void test_pull_byte_at_a_time(void **state)
 		assert_int_equal(evbuffer_add(in, &c, 1), 0);
 		assert_int_equal(fl_wire_pull(in, MAX_PAYLOAD, &h, &payload), FL_WIRE_NEED_MORE);
 		assert_null(payload);
+		assert_int_equal(evbuffer_get_length(in), i + 1);
+		/* The header alone is readable from its 40th byte on, and peeking takes nothing. */
+		if (i + 1 < FL_WIRE_HDR_BYTES) {
+			assert_int_equal(fl_wire_peek(in, MAX_PAYLOAD, &h), FL_WIRE_NEED_MORE);
+		} else {
+			memset(&h, 0, sizeof(h));
+			assert_int_equal(fl_wire_peek(in, MAX_PAYLOAD, &h), FL_WIRE_FRAME);
+			assert_true(h.request_id == 42);
+			assert_int_equal(h.payload_len, sizeof(msg));
+		}
 		assert_int_equal(evbuffer_get_length(in), i + 1);
 	}
 	assert_int_equal(evbuffer_remove(src, &c, 1), 1);

@@ -225,72 +225,155 @@ static size_t reqgen_padding_for(size_t base, size_t target)
 	return p;
 }
 
-/* Packs by pointing stories and padding at corpus memory: the only copy made is the pack
- * itself. The stories' draws (id, offset) come after the padding offset in the stream. */
-int fl_reqgen_build_to(const struct fl_reqgen *g, uint64_t request_index,
-	uint8_t *(*reserve)(void *arg, size_t len), void *arg, size_t *len_out)
+/* A request's fields, its stories and padding pointing at corpus memory (copies[] holds
+ * the rare wrapped copies, n stories + the padding). */
+struct reqgen_fields {
+	Frontload__LeafRequest req;
+	Frontload__Story *stories;
+	Frontload__Story **sp;
+	uint8_t **copies;
+	unsigned n;
+};
+
+static void reqgen_fields_free(struct reqgen_fields *f)
 {
-	Frontload__LeafRequest req = FRONTLOAD__LEAF_REQUEST__INIT;
+	if (f->copies != NULL)
+		for (unsigned i = 0; i <= f->n; i++)
+			free(f->copies[i]);
+	free(f->copies);
+	free(f->sp);
+	free(f->stories);
+}
+
+/* Fill f for request_index: 0, or -1 when out of memory (f freed). The stories' draws
+ * (id, offset) come after the padding offset in the stream. */
+static int reqgen_fields_make(const struct fl_reqgen *g, uint64_t request_index,
+	struct reqgen_fields *f)
+{
+	Frontload__LeafRequest init = FRONTLOAD__LEAF_REQUEST__INIT;
 	struct fl_reqgen_info info;
 	struct fl_rng r;
 	unsigned n = g->cfg.stories;
-	Frontload__Story *stories = NULL;
-	Frontload__Story **sp = NULL;
-	uint8_t **copies = NULL;  /* n story copies + the padding copy (rarely used) */
-	uint8_t *dst;
 	uint64_t pad_rnd;
-	size_t base, pad, size;
-	int rc = -1;
+	size_t pad;
 
+	memset(f, 0, sizeof *f);
+	f->req = init;
+	f->n = n;
 	fl_rng_seed(&r, fl_rng_derive(g->cfg.seed, request_index));
 	reqgen_draw(g, &r, &info);
 	pad_rnd = fl_rng_next(&r);
 
-	stories = calloc(n ? n : 1, sizeof *stories);
-	sp = calloc(n ? n : 1, sizeof *sp);
-	copies = calloc((size_t)n + 1, sizeof *copies);
-	if (stories == NULL || sp == NULL || copies == NULL)
-		goto out;
+	f->stories = calloc(n ? n : 1, sizeof *f->stories);
+	f->sp = calloc(n ? n : 1, sizeof *f->sp);
+	f->copies = calloc((size_t)n + 1, sizeof *f->copies);
+	if (f->stories == NULL || f->sp == NULL || f->copies == NULL)
+		goto fail;
 	for (unsigned i = 0; i < n; i++) {
-		frontload__story__init(&stories[i]);
-		stories[i].id = fl_rng_next(&r);
-		stories[i].body.len = g->cfg.story_bytes;
-		stories[i].body.data = reqgen_slice(g->corpus, fl_rng_next(&r),
-			g->cfg.story_bytes, &copies[i]);
-		if (g->cfg.story_bytes > 0 && stories[i].body.data == NULL)
-			goto out;
-		sp[i] = &stories[i];
+		Frontload__Story *st = &f->stories[i];
+		frontload__story__init(st);
+		st->id = fl_rng_next(&r);
+		st->body.len = g->cfg.story_bytes;
+		st->body.data = reqgen_slice(g->corpus, fl_rng_next(&r), g->cfg.story_bytes,
+			&f->copies[i]);
+		if (g->cfg.story_bytes > 0 && st->body.data == NULL)
+			goto fail;
+		f->sp[i] = st;
 	}
 
-	req.method = (Frontload__InboundMethod)info.method;
-	req.session_id = info.session_id;
-	req.user_id = info.user_id;
-	req.n_stories = n;
-	req.stories = sp;
-	req.want_zstd = g->cfg.want_zstd != 0;
-	req.reply_bytes = g->cfg.reply_bytes;
+	f->req.method = (Frontload__InboundMethod)info.method;
+	f->req.session_id = info.session_id;
+	f->req.user_id = info.user_id;
+	f->req.n_stories = n;
+	f->req.stories = f->sp;
+	f->req.want_zstd = g->cfg.want_zstd != 0;
+	f->req.reply_bytes = g->cfg.reply_bytes;
 
-	base = frontload__leaf_request__get_packed_size(&req);
-	pad = reqgen_padding_for(base, info.target_bytes);
+	pad = reqgen_padding_for(frontload__leaf_request__get_packed_size(&f->req),
+		info.target_bytes);
 	if (pad > 0) {
-		req.padding.len = pad;
-		req.padding.data = reqgen_slice(g->corpus, pad_rnd, pad, &copies[n]);
-		if (req.padding.data == NULL)
-			goto out;
+		f->req.padding.len = pad;
+		f->req.padding.data = reqgen_slice(g->corpus, pad_rnd, pad, &f->copies[n]);
+		if (f->req.padding.data == NULL)
+			goto fail;
 	}
-	size = frontload__leaf_request__get_packed_size(&req);
-	dst = reserve(arg, size);
-	if (dst == NULL)
-		goto out;
-	*len_out = frontload__leaf_request__pack(&req, dst);
-	rc = 0;
-out:
-	if (copies != NULL)
-		for (unsigned i = 0; i <= n; i++)
-			free(copies[i]);
-	free(copies);
-	free(sp);
-	free(stories);
+	return 0;
+fail:
+	reqgen_fields_free(f);
+	return -1;
+}
+
+/* The only copy made is the pack itself. */
+int fl_reqgen_build_to(const struct fl_reqgen *g, uint64_t request_index,
+	uint8_t *(*reserve)(void *arg, size_t len), void *arg, size_t *len_out)
+{
+	struct reqgen_fields f;
+	uint8_t *dst;
+	int rc = -1;
+
+	if (reqgen_fields_make(g, request_index, &f) != 0)
+		return -1;
+	dst = reserve(arg, frontload__leaf_request__get_packed_size(&f.req));
+	if (dst != NULL) {
+		*len_out = frontload__leaf_request__pack(&f.req, dst);
+		rc = 0;
+	}
+	reqgen_fields_free(&f);
+	return rc;
+}
+
+/* Fields are packed in field-number order, so the request's bytes are: fields 1-4, the
+ * padding (field 5: tag, length, bytes), fields 6-7. The head packs a copy without the
+ * padding and fields 6-7, then the padding's tag and length; the tail packs a message
+ * holding only fields 6-7 (proto3 leaves default fields out, so nothing else appears). */
+int fl_reqgen_build_parts(const struct fl_reqgen *g, uint64_t request_index,
+	uint8_t *(*reserve)(void *arg, size_t len), void *arg, struct fl_reqgen_parts *out)
+{
+	Frontload__LeafRequest tail = FRONTLOAD__LEAF_REQUEST__INIT;
+	Frontload__LeafRequest head;
+	struct reqgen_fields f;
+	uint8_t *dst;
+	size_t pad, n, len;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (reqgen_fields_make(g, request_index, &f) != 0)
+		return -1;
+	pad = f.req.padding.len;
+	if (pad == 0 || f.copies[f.n] != NULL) {
+		/* No padding, or a wrapped copy that dies with f: pack it all into the head. */
+		dst = reserve(arg, frontload__leaf_request__get_packed_size(&f.req));
+		if (dst != NULL) {
+			out->head_len = frontload__leaf_request__pack(&f.req, dst);
+			rc = 0;
+		}
+		reqgen_fields_free(&f);
+		return rc;
+	}
+	tail.want_zstd = f.req.want_zstd;
+	tail.reply_bytes = f.req.reply_bytes;
+	head = f.req;
+	head.padding.len = 0;
+	head.padding.data = NULL;
+	head.want_zstd = 0;
+	head.reply_bytes = 0;
+	len = frontload__leaf_request__get_packed_size(&head);
+	dst = reserve(arg, len + REQGEN_PADDING_TAG_BYTES + reqgen_varint_len(pad));
+	if (dst != NULL) {
+		n = frontload__leaf_request__pack(&head, dst);
+		dst[n++] = (5u << 3) | 2u;  /* field 5, length-delimited */
+		for (uint64_t v = pad; ; v >>= 7) {
+			dst[n++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
+			if (v < 0x80)
+				break;
+		}
+		out->head_len = n;
+		out->pad = f.req.padding.data;
+		out->pad_len = pad;
+		out->tail_len = frontload__leaf_request__pack(&tail, out->tail);
+		rc = 0;
+	}
+	reqgen_fields_free(&f);
 	return rc;
 }
 

@@ -89,6 +89,25 @@ int fl_reqgen_build(const struct fl_reqgen *g, uint64_t request_index,
 int fl_reqgen_build_to(const struct fl_reqgen *g, uint64_t request_index,
 	uint8_t *(*reserve)(void *arg, size_t len), void *arg, size_t *len_out);
 
+/* The same request for a sender that gathers its bytes (writev) instead of copying the
+ * padding, most of a large request. reserve(arg, len) gives room for the head: the packed
+ * fields before the padding's bytes, its tag and length included (out->head_len bytes
+ * used). out->pad points at the padding in the corpus (which outlives g: never freed,
+ * never written), out->tail holds the fields after it. head, pad and tail in that order
+ * are exactly fl_reqgen_build's bytes. A request without padding, or whose padding wraps
+ * around the corpus, is packed whole into the head (pad_len and tail_len 0). Returns 0,
+ * or -1 when out of memory or reserve fails. */
+#define FL_REQGEN_TAIL_MAX 16  /* want_zstd and reply_bytes: at most 2 + 6 bytes */
+struct fl_reqgen_parts {
+	size_t head_len;                 /* bytes packed into the reserved room */
+	const uint8_t *pad;              /* padding bytes, in the corpus */
+	size_t pad_len;
+	uint8_t tail[FL_REQGEN_TAIL_MAX];
+	size_t tail_len;
+};
+int fl_reqgen_build_parts(const struct fl_reqgen *g, uint64_t request_index,
+	uint8_t *(*reserve)(void *arg, size_t len), void *arg, struct fl_reqgen_parts *out);
+
 /* The method, session and target size request_index will have (same draws as build). */
 void fl_reqgen_describe(const struct fl_reqgen *g, uint64_t request_index,
 	struct fl_reqgen_info *info);

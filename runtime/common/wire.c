@@ -94,6 +94,16 @@ int fl_hdr_decode(const uint8_t in[FL_WIRE_HDR_BYTES], struct fl_frame_hdr *h,
 	return FL_WIRE_FRAME;
 }
 
+int fl_wire_peek(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr *h)
+{
+	uint8_t raw[FL_WIRE_HDR_BYTES];
+
+	if (evbuffer_get_length(in) < FL_WIRE_HDR_BYTES ||
+	    evbuffer_copyout(in, raw, sizeof(raw)) != (ev_ssize_t)sizeof(raw))
+		return FL_WIRE_NEED_MORE;
+	return fl_hdr_decode(raw, h, max_payload);
+}
+
 /* The header is judged as soon as its 40 bytes are in, before any wait for the payload,
  * so a bad or oversized frame is refused without buffering it. The buffer is touched
  * only once the whole frame is there and its payload copy is allocated, so every
@@ -101,18 +111,13 @@ int fl_hdr_decode(const uint8_t in[FL_WIRE_HDR_BYTES], struct fl_frame_hdr *h,
 int fl_wire_pull(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr *h,
 	uint8_t **payload)
 {
-	uint8_t raw[FL_WIRE_HDR_BYTES];
 	size_t have = evbuffer_get_length(in);
 	size_t plen;
 	uint8_t *p = NULL;
 	int rc;
 
 	*payload = NULL;
-	if (have < FL_WIRE_HDR_BYTES)
-		return FL_WIRE_NEED_MORE;
-	if (evbuffer_copyout(in, raw, sizeof(raw)) != (ev_ssize_t)sizeof(raw))
-		return FL_WIRE_NEED_MORE;
-	rc = fl_hdr_decode(raw, h, max_payload);
+	rc = fl_wire_peek(in, max_payload, h);
 	if (rc != FL_WIRE_FRAME)
 		return rc;
 	plen = h->payload_len;

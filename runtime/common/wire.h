@@ -106,6 +106,12 @@ void fl_hdr_encode(const struct fl_frame_hdr *h, uint8_t out[FL_WIRE_HDR_BYTES])
 int fl_hdr_decode(const uint8_t in[FL_WIRE_HDR_BYTES], struct fl_frame_hdr *h,
 	uint32_t max_payload);
 
+/* Read the header at the front of evbuffer in without taking anything: FL_WIRE_FRAME
+ * with h filled when a good header is there (its payload may not have arrived yet),
+ * FL_WIRE_NEED_MORE, or a negative code as fl_hdr_decode. Lets a server judge a
+ * request before its payload is read. */
+int fl_wire_peek(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr *h);
+
 /* Take one frame from the front of evbuffer in. Returns FL_WIRE_FRAME with h filled and
  * *payload set to a malloc'd copy of the payload (NULL when payload_len is 0; the caller
  * frees it), FL_WIRE_NEED_MORE (nothing removed), or a negative code for a bad header

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -68,6 +69,10 @@ struct io_conn {
 	int refs;                    /* 1 while open + 1 per job in flight; IO thread only */
 	int pending;                 /* output holds unwritten reply bytes */
 	size_t buffered;             /* input + output bytes at its last event (conn_note) */
+	int head_judged;             /* the request at the input's front passed its header
+	                                check (conn_judge_head); cleared when it is taken */
+	uint64_t skip_left;          /* payload bytes of a shed request still to drop */
+	struct event *skip_ev;       /* plain TCP: drops them in the kernel (conn_skip_cb) */
 	struct io_conn *prev, *next; /* the thread's list of live connections */
 };
 
@@ -168,6 +173,9 @@ static void conn_close(struct io_conn *c)
 	if (c->state == CONN_CLOSED)
 		return;
 	conn_set_pending(c, 0);
+	if (c->skip_ev)
+		event_free(c->skip_ev);
+	c->skip_ev = NULL;
 	bufferevent_free(c->bev);
 	c->bev = NULL;
 	conn_note(c);
@@ -356,6 +364,110 @@ static void io_stats_cb(evutil_socket_t fd, short what, void *arg)
 	io_stats_drop(w);
 }
 
+/* The client's deadline on our monotonic clock (one reading of each clock), 0 = none. */
+static uint64_t conn_deadline(const struct fl_frame_hdr *h, uint64_t now)
+{
+	return fl_dl_local(h->deadline_ns, h->deadline_ns ? fl_wall_ns() : 0, now);
+}
+
+/* Answer request h without running it: FL_STATUS_DEADLINE_EXCEEDED (passed on arrival,
+ * counted) or FL_STATUS_OVERLOADED. Returns -1 when the connection was closed. */
+static int conn_shed(struct io_conn *c, const struct fl_frame_hdr *h, uint32_t status,
+	uint64_t decoded_ns)
+{
+	static const char msg[] = "deadline: passed on arrival";
+	struct fl_bytes er = { 0 };
+	int rc;
+
+	if (status != FL_STATUS_DEADLINE_EXCEEDED)
+		return conn_reply(c, status, h->request_id, h->client_ts_ns, decoded_ns, 0,
+			NULL, 0);
+	IO_ADD(c->t, expired_at_admit, 1);
+	fl_error_reply_encode(&er, msg);
+	rc = conn_reply(c, status, h->request_id, h->client_ts_ns, decoded_ns, 0, er.data,
+		er.len);
+	fl_bytes_free(&er);
+	return rc;
+}
+
+/* Plain TCP, a shed request's payload still to come: the kernel drops it (recv with
+ * MSG_TRUNC copies nothing), the bufferevent's reads are off until it is gone. */
+static void conn_skip_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct io_conn *c = arg;
+	struct io_thread *t = c->t;
+	(void)what;
+
+	while (c->skip_left > 0) {
+		size_t want = c->skip_left < (uint64_t)SSIZE_MAX ? (size_t)c->skip_left : SSIZE_MAX;
+		ssize_t n = recv(fd, NULL, want, MSG_TRUNC | MSG_DONTWAIT);
+		if (n > 0) {
+			c->skip_left -= (uint64_t)n;
+			IO_ADD(t, bytes_skipped_kernel, n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;  /* the rest is not here yet */
+		conn_close(c);  /* end of stream or an error, mid-payload */
+		return;
+	}
+	event_del(c->skip_ev);
+	bufferevent_enable(c->bev, EV_READ);
+}
+
+/* Drop what has arrived of a shed request's payload. 0: all of it is gone; 1: more is to
+ * come (on plain TCP the kernel drops it from now on). -1 when c was closed. */
+static int conn_skip(struct io_conn *c, struct evbuffer *in)
+{
+	struct io_thread *t = c->t;
+	size_t have = evbuffer_get_length(in);
+	size_t n = have < c->skip_left ? have : (size_t)c->skip_left;
+
+	evbuffer_drain(in, n);
+	c->skip_left -= n;
+	if (c->skip_left == 0)
+		return 0;
+	if (t->io->cfg.tls)
+		return 1;  /* TLS: the bytes must be decrypted to be dropped; drain them */
+	if (!c->skip_ev)
+		c->skip_ev = event_new(t->base, bufferevent_getfd(c->bev), EV_READ | EV_PERSIST,
+			conn_skip_cb, c);
+	if (!c->skip_ev || event_add(c->skip_ev, NULL) != 0) {
+		IO_ADD(t, internal, 1);
+		conn_close(c);
+		return -1;
+	}
+	bufferevent_disable(c->bev, EV_READ);
+	return 1;
+}
+
+/* Judge the request whose header heads the input before its payload is read: if it would
+ * be shed (deadline passed, leaf at its inflight limit, draining), answer now and drop the
+ * payload instead of buffering and copying it. Returns 1 when shed (header taken,
+ * c->skip_left set), 0 when it goes on to conn_request, -1 when c was closed. */
+static int conn_judge_head(struct io_conn *c, struct evbuffer *in, const struct fl_frame_hdr *h)
+{
+	struct io_thread *t = c->t;
+	uint64_t now = fl_mono_ns();
+	uint32_t status;
+
+	if (fl_dl_decide(now, conn_deadline(h, now), 0) != FL_DL_GO)
+		status = FL_STATUS_DEADLINE_EXCEEDED;
+	else if (t->draining || fl_overheads_peek(t->io->cfg.ovh) == FL_OVH_OVERLOADED)
+		status = FL_STATUS_OVERLOADED;
+	else
+		return 0;
+	IO_ADD(t, received, 1);
+	IO_ADD(t, shed_unread, 1);
+	IO_ADD(t, bytes_in, FL_WIRE_HDR_BYTES + h->payload_len);
+	IO_ADD(t, bytes_skipped, h->payload_len);
+	evbuffer_drain(in, FL_WIRE_HDR_BYTES);
+	c->skip_left = h->payload_len;
+	return conn_shed(c, h, status, now) != 0 ? -1 : 1;
+}
+
 /* A REQUEST frame: admit (or shed) and queue it to the RANKER pool. The payload is
  * taken over. Returns -1 when the connection was closed. */
 static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t *payload,
@@ -365,24 +477,14 @@ static int conn_request(struct io_conn *c, const struct fl_frame_hdr *h, uint8_t
 	struct fl_io *io = t->io;
 
 	IO_ADD(t, received, 1);
-	/* One reading of each clock puts the client's deadline on ours. */
-	uint64_t deadline = fl_dl_local(h->deadline_ns, h->deadline_ns ? fl_wall_ns() : 0,
-		decoded_ns);
+	uint64_t deadline = conn_deadline(h, decoded_ns);
 	if (fl_dl_decide(decoded_ns, deadline, 0) != FL_DL_GO) {
-		static const char msg[] = "deadline: passed on arrival";
-		struct fl_bytes er = { 0 };
 		free(payload);
-		IO_ADD(t, expired_at_admit, 1);
-		fl_error_reply_encode(&er, msg);
-		int rc = conn_reply(c, FL_STATUS_DEADLINE_EXCEEDED, h->request_id,
-			h->client_ts_ns, decoded_ns, 0, er.data, er.len);
-		fl_bytes_free(&er);
-		return rc;
+		return conn_shed(c, h, FL_STATUS_DEADLINE_EXCEEDED, decoded_ns);
 	}
 	if (t->draining || fl_overheads_enter(io->cfg.ovh) == FL_OVH_OVERLOADED) {
 		free(payload);
-		return conn_reply(c, FL_STATUS_OVERLOADED, h->request_id, h->client_ts_ns,
-			decoded_ns, 0, NULL, 0);
+		return conn_shed(c, h, FL_STATUS_OVERLOADED, decoded_ns);
 	}
 	struct fl_job *job = calloc(1, sizeof(*job));
 	if (job) {
@@ -422,7 +524,22 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 	while (c->state == CONN_OPEN) {
 		struct fl_frame_hdr h;
 		uint8_t *payload = NULL;
-		int rc = fl_wire_pull(in, max, &h, &payload);
+		int rc;
+		if (c->skip_left > 0) {
+			if (conn_skip(c, in) != 0)
+				break;
+			continue;
+		}
+		if (!c->head_judged && fl_wire_peek(in, max, &h) == FL_WIRE_FRAME &&
+		    h.type == FL_MSG_REQUEST) {
+			rc = conn_judge_head(c, in, &h);
+			if (rc < 0)
+				break;
+			if (rc > 0)
+				continue;
+			c->head_judged = 1;
+		}
+		rc = fl_wire_pull(in, max, &h, &payload);
 		if (rc == FL_WIRE_NEED_MORE) {
 			if (conn_bad_prefix(in))
 				conn_bad_frame(c, FL_WIRE_BAD_MAGIC);
@@ -457,6 +574,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 			break;
 		}
 		uint64_t decoded_ns = fl_mono_ns();
+		c->head_judged = 0;
 		IO_ADD(t, bytes_in, FL_WIRE_HDR_BYTES + h.payload_len);
 		if (h.type == FL_MSG_PING) {
 			free(payload);

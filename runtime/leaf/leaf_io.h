@@ -4,7 +4,10 @@
  * (SO_REUSEPORT: the kernel spreads connections), plain or TLS. Per connection it pulls
  * frames (wire.h): PING gets a PONG, REQUEST whose deadline has already passed is
  * answered FL_STATUS_DEADLINE_EXCEEDED, any other is admitted (fl_overheads_enter; shed
- * with FL_STATUS_OVERLOADED) and queued to the RANKER pool as a struct fl_job; any bad header
+ * with FL_STATUS_OVERLOADED) and queued to the RANKER pool as a struct fl_job. A request
+ * is judged on its header first: one that would be shed is answered at once and its
+ * payload dropped as it arrives, not copied (on plain TCP the kernel drops it: recv with
+ * MSG_TRUNC), so shedding costs the leaf little however large the request; any bad header
  * gets a BAD_REQUEST reply with an ErrorReply and the connection is closed after the flush.
  * Finished jobs come back through the thread's mutex inbox (event_active wakes the loop).
  * A connection is reference counted by its jobs: a client that leaves while jobs are in
@@ -57,6 +60,8 @@ struct fl_io_config {
 	X(requests, internal) \
 	X(requests, deadline_exceeded)    /* replies DEADLINE_EXCEEDED (any stage) */ \
 	X(requests, expired_at_admit)     /* of which: deadline passed on arrival */ \
+	X(requests, shed_unread)          /* expired or OVERLOADED on the header alone: the \
+	                                     payload was dropped, never copied out */ \
 	X(requests, dropped_disconnected) /* done, but the connection was gone */ \
 	X(frames, bad_magic) \
 	X(frames, bad_version) \
@@ -70,7 +75,10 @@ struct fl_io_config {
 	X(connections, accept_errors)     /* accept() failed (EMFILE...): accepting paused */ \
 	X(connections, tls_handshakes) \
 	X(top, bytes_in)                  /* frame bytes received (header + payload) */ \
-	X(top, bytes_out)                 /* frame bytes queued (header + payload) */
+	X(top, bytes_out)                 /* frame bytes queued (header + payload) */ \
+	X(top, bytes_skipped)             /* payload bytes of shed_unread requests */ \
+	X(top, bytes_skipped_kernel)      /* of which dropped by the kernel (recv MSG_TRUNC, \
+	                                     plain TCP): never copied into the leaf */
 
 struct fl_io_stats {
 #define FL_IO_FIELD(group, name) uint64_t name;

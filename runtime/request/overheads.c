@@ -186,6 +186,14 @@ enum fl_ovh_verdict fl_overheads_enter(struct fl_overheads *o)
 	return FL_OVH_ADMIT;
 }
 
+enum fl_ovh_verdict fl_overheads_peek(struct fl_overheads *o)
+{
+	if (atomic_load_explicit(&o->inflight, memory_order_relaxed) < o->cfg.inflight_limit)
+		return FL_OVH_ADMIT;
+	atomic_fetch_add_explicit(&o->overloaded, 1, memory_order_relaxed);
+	return FL_OVH_OVERLOADED;
+}
+
 /* Key "feed:<method>:<user>:<session>:<request>"; its prefix up to the second ':' is what
  * the ACL allows. admitted counts requests passing every check here. */
 enum fl_ovh_verdict fl_overheads_run(struct fl_overheads *o, const struct fl_ovh_req *r,

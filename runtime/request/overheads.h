@@ -56,6 +56,12 @@ void fl_overheads_free(struct fl_overheads *o);
  * (counted, inflight unchanged) when inflight is at the limit. Thread-safe. */
 enum fl_ovh_verdict fl_overheads_enter(struct fl_overheads *o);
 
+/* The same verdict without admitting: FL_OVH_OVERLOADED (counted as fl_overheads_enter
+ * counts it) when inflight is at the limit now, else FL_OVH_ADMIT with nothing changed.
+ * For judging a request on its header: one that would be shed is answered before its
+ * payload is read, and one that passes is admitted by fl_overheads_enter once whole. */
+enum fl_ovh_verdict fl_overheads_peek(struct fl_overheads *o);
+
 /* The rest of stage 2 for an admitted request: key, hash, ACL, counters, staleness,
  * stamps. Returns FL_OVH_ADMIT, FL_OVH_DENIED or FL_OVH_STALE (counted). Thread-safe. */
 enum fl_ovh_verdict fl_overheads_run(struct fl_overheads *o, const struct fl_ovh_req *r,
