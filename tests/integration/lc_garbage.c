@@ -97,7 +97,7 @@ static void lc_g_timeout(evutil_socket_t fd, short what, void *arg)
 
 static const char *const lc_garbage_modes[] = {
 	"bad-magic", "bad-version", "bad-type", "bad-flags", "truncated", "oversized", "random",
-	"bad-payload", "bad-zstd", NULL,
+	"bad-payload", "bad-zstd", "expired-head", NULL,
 };
 
 int lc_garbage_known(const char *mode)
@@ -165,6 +165,15 @@ static void lc_g_bytes(struct lc_client *cl, const char *mode, struct evbuffer *
 		h.payload_len = (uint32_t)plen;
 	} else if (!strcmp(mode, "bad-zstd")) {
 		h.flags = FL_FRAME_ZSTD;
+	} else if (!strcmp(mode, "expired-head")) {
+		/* A good request whose deadline passed long ago, and only half its payload:
+		 * a server that judges the header answers now; one that waits for the whole
+		 * frame stays silent (the connection stays open). */
+		h.deadline_ns = 1;
+		fl_hdr_encode(&h, hdr);
+		evbuffer_add(out, hdr, sizeof hdr);
+		evbuffer_add(out, payload, plen / 2);
+		return;
 	} else {
 		lc_die("unknown --garbage mode '%s'", mode);
 	}

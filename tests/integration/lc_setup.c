@@ -115,8 +115,8 @@ void lc_setup(struct lc_client *cl)
 		err, sizeof err)) {
 		lc_die("%s", err);
 	}
-	if (!cl->o.rpc && !cl->o.garbage)
-		lc_setup_reqgen(cl);
+	if (!cl->o.rpc)
+		lc_setup_reqgen(cl);  /* --garbage builds its frame from a real request */
 	cl->z = fl_zcodec_new(3);
 	if (!cl->z)
 		lc_die("cannot create a zstd codec");
