@@ -20,6 +20,9 @@
 #      stream out of step would give), both kinds > 0; the leaf's shed_unread grew by at
 #      least the driver's OVERLOADED count in the measured window, and its
 #      bytes_skipped_kernel by more than half of bytes_skipped.
+#   3. step 2 over TLS (leaf --tls, driver --tls): the same replies and counts, but the
+#      kernel drops nothing (bytes_skipped_kernel 0): the shed payloads are decrypted and
+#      drained.
 # shellcheck disable=SC2154 # NAME_port, NAME_rc: set by start_server, stop_server
 . "$(dirname "$0")/common.inc"
 
@@ -70,4 +73,27 @@ dsk=$(d bytes_skipped)
 dkern=$(d bytes_skipped_kernel)
 assert_ge "$shed" "$ovl" "2: the leaf's shed_unread (warm-up included) >= the driver's OVERLOADED"
 assert_gt "$((2 * dkern))" "$dsk" "2: bytes_skipped_kernel > half of bytes_skipped"
-echo "shed on the header: expired request answered before its payload; 60 qps of 1 MiB on one connection: $ok OK, $ovl OVERLOADED, $shed shed unread ($dkern of $dsk payload bytes dropped in the kernel), no errors, $(elapsed) s"
+stop_server leaf
+stop_server mock
+
+# 3. The same over TLS: the payloads are decrypted and drained, not dropped in the kernel.
+start_small 16 --stats-file "$T/leaf3.json" --ranker-threads 1 --extractors-per-story 2000 \
+	--inflight-limit 1 --tls
+snapshot leaf "$T/leaf3.json" "$T/c.json"
+start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --tls --tls-dir "$T/tls" --qps 60 \
+	--warmup 1 --duration 4 --connections 1 --depth 256 --threads 1 --timeout-s 10 \
+	--request-size "$MIB" --json "$T/driver3.json"
+wait_driver
+assert_eq "$drc" 0 "3: driver exit status (TLS)"
+snapshot leaf "$T/leaf3.json" "$T/d.json"
+ok3=$(get "$T/driver3.json" steps.0.ok)
+ovl3=$(get "$T/driver3.json" steps.0.overloaded)
+assert_gt "$ok3" 0 "3: OK replies (TLS)"
+assert_gt "$ovl3" 0 "3: OVERLOADED replies (TLS)"
+assert_eq "$(get "$T/driver3.json" steps.0.errors.total)" 0 "3: errors (TLS)"
+assert_eq "$(get "$T/driver3.json" steps.0.timeouts)" 0 "3: timeouts (TLS)"
+shed3=$(($(get "$T/d.json" requests.shed_unread) - $(get "$T/c.json" requests.shed_unread)))
+assert_ge "$shed3" "$ovl3" "3: shed_unread >= the driver's OVERLOADED (TLS)"
+assert_gt "$(get "$T/d.json" bytes_skipped)" 0 "3: bytes_skipped (TLS)"
+assert_eq "$(get "$T/d.json" bytes_skipped_kernel)" 0 "3: bytes_skipped_kernel (TLS: drained)"
+echo "shed on the header: expired request answered before its payload; 60 qps of 1 MiB on one connection: $ok OK, $ovl OVERLOADED, $shed shed unread ($dkern of $dsk payload bytes dropped in the kernel); over TLS $ok3 OK, $ovl3 OVERLOADED, $shed3 shed and drained; no errors, $(elapsed) s"
