@@ -304,7 +304,7 @@ int fl_driver_step(struct fl_driver *d, double qps, double warmup_s, double dura
 		for (unsigned i = 0; i < d->cfg.threads; i++) {
 			const struct drv_thread *t = &d->threads[i];
 			m->late += t->late;
-			m->failed += fl_driver_errors_total(&t->c) + t->c.timeouts + t->c.overloaded;
+			m->failed += fl_driver_failed(&t->c);
 		}
 		m->stopped = d->stopped;
 		m->stopped_at_s = d->stopped_ns > warm_ns ? (double)(d->stopped_ns - warm_ns) / 1e9 :

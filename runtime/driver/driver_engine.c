@@ -651,8 +651,7 @@ static int drv_miss_certain(struct drv_thread *t, uint64_t now)
 	if (__atomic_load_n(&d->stopped, __ATOMIC_ACQUIRE))
 		return 1;
 	__atomic_store_n(&t->pub_late, t->late, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->pub_failed, fl_driver_errors_total(&t->c) + t->c.timeouts +
-		t->c.overloaded, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pub_failed, fl_driver_failed(&t->c), __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < d->cfg.threads; i++) {
 		late += __atomic_load_n(&d->threads[i].pub_late, __ATOMIC_RELAXED);
 		failed += __atomic_load_n(&d->threads[i].pub_failed, __ATOMIC_RELAXED);

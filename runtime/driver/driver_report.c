@@ -54,6 +54,11 @@ uint64_t fl_driver_errors_total(const struct fl_driver_counts *c)
 	return n;
 }
 
+uint64_t fl_driver_failed(const struct fl_driver_counts *c)
+{
+	return fl_driver_errors_total(c) + c->timeouts + c->overloaded;
+}
+
 const char *fl_driver_err_key(enum fl_driver_err e)
 {
 	return (unsigned)e < FL_DRIVER_ERR_N ? report_err_keys[e] : "unknown";

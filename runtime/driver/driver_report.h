@@ -131,6 +131,9 @@ void fl_driver_result_free(struct fl_driver_result *r);
 /* Sum of r's error counters. */
 uint64_t fl_driver_errors_total(const struct fl_driver_counts *c);
 
+/* Requests that failed the pass test's error limit: errors, timeouts and OVERLOADED. */
+uint64_t fl_driver_failed(const struct fl_driver_counts *c);
+
 /* JSON key of an error kind ("conn_lost"). */
 const char *fl_driver_err_key(enum fl_driver_err e);
 
