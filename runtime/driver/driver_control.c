@@ -178,10 +178,12 @@ unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n)
 	return fl_driver_inflight(d);
 }
 
-void fl_driver_set_miss_stop(struct fl_driver *d, double p95_over_ms, double error_rate)
+void fl_driver_set_miss_stop(struct fl_driver *d, double p95_over_ms, double error_rate,
+	double min_s)
 {
 	d->stop_over_ms = p95_over_ms > 0 && isfinite(p95_over_ms) ? p95_over_ms : 0;
 	d->stop_error_rate = error_rate;
+	d->stop_min_s = min_s > 0 && isfinite(min_s) ? min_s : 0;
 }
 
 /* Counting the window's requests walks every schedule; past this many draws the rule is
@@ -212,7 +214,9 @@ static void drv_miss_stop_arm(struct fl_driver *d, struct fl_driver_miss_stop *m
 			due += x >= warm;
 	}
 	m->p95_over_ms = d->stop_over_ms;
+	m->min_s = d->stop_min_s;
 	d->stop_over_ms = 0;
+	d->stop_min_s = 0;
 	if (draws >= DRV_STOP_MAX_DRAWS || due == 0)
 		return;  /* reported with due 0: the rule could not be armed */
 	m->due = due;
@@ -224,6 +228,7 @@ static void drv_miss_stop_arm(struct fl_driver *d, struct fl_driver_miss_stop *m
 	if (m->failed_limit == 0)
 		m->failed_limit = 1;
 	d->stop_over_ns = (uint64_t)(m->p95_over_ms * 1e6);
+	d->stop_from_ns = warm + (uint64_t)(m->min_s * 1e9);
 	d->stop_late_limit = m->late_limit;
 	d->stop_failed_limit = m->failed_limit;
 	d->stop_on = 1;

@@ -650,6 +650,8 @@ static int drv_miss_certain(struct drv_thread *t, uint64_t now)
 		return 0;
 	if (__atomic_load_n(&d->stopped, __ATOMIC_ACQUIRE))
 		return 1;
+	if (now - d->t0_ns < d->stop_from_ns)
+		return 0;  /* not before the window's minimum seconds */
 	__atomic_store_n(&t->pub_late, t->late, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->pub_failed, fl_driver_failed(&t->c), __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < d->cfg.threads; i++) {

@@ -84,8 +84,11 @@ unsigned fl_driver_set_inflight(struct fl_driver *d, unsigned n);
  * exceeds p95_over_ms however many of them complete; or at least error_rate of them
  * failed (error replies, OVERLOADED, timeouts). The result's miss_stop says what it
  * counted. Sound for one driver's own p95, not for a p95 merged over several drivers.
- * Between steps only. */
-void fl_driver_set_miss_stop(struct fl_driver *d, double p95_over_ms, double error_rate);
+ * The window runs at least min_s measured seconds (0: none) whatever it counts: a miss
+ * certain earlier stays certain, and a window that long still says what the leaf
+ * sustains. Between steps only. */
+void fl_driver_set_miss_stop(struct fl_driver *d, double p95_over_ms, double error_rate,
+	double min_s);
 
 /* The in-flight ceiling of the next step: depth x threads x connections. */
 unsigned fl_driver_inflight(const struct fl_driver *d);

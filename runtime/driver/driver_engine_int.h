@@ -116,7 +116,9 @@ struct fl_driver {
 	double qps, warmup_s, duration_s;  /* the current step */
 	uint64_t t0_ns;
 	double stop_over_ms, stop_error_rate;  /* the next step's miss-stop rule (<= 0: none) */
+	double stop_min_s;             /* ... and its measured seconds before any stop */
 	uint64_t stop_over_ns;         /* the current step's: late = bucket above this */
+	uint64_t stop_from_ns;         /* ... and no stop before t0_ns + this */
 	uint64_t stop_late_limit, stop_failed_limit;
 	int stop_on;                   /* the current step has the rule */
 	int stopped;                   /* atomic: the rule ended the current step */

@@ -173,7 +173,7 @@ static void drv_usage(FILE *f)
 	fprintf(f,
 "\n"
 "CONTROL MODE (--control): connections stay open across steps. Each stdin line\n"
-"  step QPS WARMUP_S DURATION_S [INFLIGHT [MISS_P95_MS MISS_ERROR_RATE]]\n"
+"  step QPS WARMUP_S DURATION_S [INFLIGHT [MISS_P95_MS MISS_ERROR_RATE [MISS_MIN_S]]]\n"
 "runs one step and prints its results as one JSON line on stdout (the object described\n"
 "under --json, one element of \"steps\", plus inflight_ceiling: the requests in flight\n"
 "allowed over all connections; p95_interval_ms {lo, hi, confidence: 0.95}: the\n"
@@ -189,10 +189,12 @@ static void drv_usage(FILE *f)
 "than 5%% of the requests due in its measured window (counted from the seeded schedules\n"
 "before it starts) came back OK over MISS_P95_MS (whole histogram bucket over it), so\n"
 "its p95 is over it however the rest end, or at least MISS_ERROR_RATE of them failed\n"
-"(errors, OVERLOADED, timeouts); \"miss_stop\" {p95_over_ms, due, late_limit,\n"
-"failed_limit, late, failed, stopped, stopped_at_s} says what it counted (null without\n"
-"the rule; due 0: not armed, a window over 50 M draws). frontload run sends it for final\n"
-"windows. A line that cannot be run prints {\"error\": \"...\"}; \"quit\" or end of\n"
+"(errors, OVERLOADED, timeouts), but not before MISS_MIN_S measured seconds (default\n"
+"0: a miss certain earlier stays certain, and a window that long still shows what the\n"
+"leaf sustains); \"miss_stop\" {p95_over_ms, min_s, due, late_limit, failed_limit,\n"
+"late, failed, stopped, stopped_at_s} says what it counted (null without the rule; due\n"
+"0: not armed, a window over 50 M draws). frontload run sends it for final windows,\n"
+"with MISS_MIN_S 10. A line that cannot be run prints {\"error\": \"...\"}; \"quit\" or end of\n"
 "input ends the run. The line\n"
 "  clock\n"
 "prints {\"clock_wall_ns\": N}, this host's realtime clock (ns since the epoch) when read:\n"
@@ -547,10 +549,10 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 
 	while (!drv_stop_signal && fgets(line, sizeof line, stdin) != NULL) {
 		char cmd[16], extra[2];
-		double qps, warm, dur, over_ms = 0, err_rate = 0;
+		double qps, warm, dur, over_ms = 0, err_rate = 0, min_s = 0;
 		unsigned inflight = 0;
-		int n = sscanf(line, "%15s %lf %lf %lf %u %lf %lf %1s", cmd, &qps, &warm, &dur,
-			&inflight, &over_ms, &err_rate, extra);
+		int n = sscanf(line, "%15s %lf %lf %lf %u %lf %lf %lf %1s", cmd, &qps, &warm, &dur,
+			&inflight, &over_ms, &err_rate, &min_s, extra);
 		if (n <= 0)
 			continue;
 		if (strcmp(cmd, "quit") == 0)
@@ -561,9 +563,9 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 			fflush(stdout);
 			continue;
 		}
-		if (strcmp(cmd, "step") != 0 || (n != 4 && n != 5 && n != 7)) {
+		if (strcmp(cmd, "step") != 0 || (n != 4 && n != 5 && n != 7 && n != 8)) {
 			drv_control_error("expected: step QPS WARMUP_S DURATION_S [INFLIGHT "
-				"[MISS_P95_MS MISS_ERROR_RATE]], clock, or quit");
+				"[MISS_P95_MS MISS_ERROR_RATE [MISS_MIN_S]]], clock, or quit");
 			continue;
 		}
 		if (!(qps > 0) || !(warm >= 0) || !(dur > 0) || !isfinite(qps + warm + dur) ||
@@ -572,16 +574,16 @@ static void drv_control_loop(struct fl_driver *eng, struct drv_run *run, int qui
 				">= 0");
 			continue;
 		}
-		if (n == 7 && (!(over_ms > 0) || !isfinite(over_ms) || !(err_rate >= 0) ||
-		    !(err_rate <= 1))) {
-			drv_control_error("step: MISS_P95_MS must be > 0 (ms) and MISS_ERROR_RATE in "
-				"0..1 (0: no error limit)");
+		if (n >= 7 && (!(over_ms > 0) || !isfinite(over_ms) || !(err_rate >= 0) ||
+		    !(err_rate <= 1) || !(min_s >= 0) || !isfinite(min_s))) {
+			drv_control_error("step: MISS_P95_MS must be > 0 (ms), MISS_ERROR_RATE in "
+				"0..1 (0: no error limit) and MISS_MIN_S >= 0 (s)");
 			continue;
 		}
 		if (n >= 5)
 			fl_driver_set_inflight(eng, inflight);
-		if (n == 7)
-			fl_driver_set_miss_stop(eng, over_ms, err_rate);
+		if (n >= 7)
+			fl_driver_set_miss_stop(eng, over_ms, err_rate, min_s);
 		if (drv_run_step(eng, run, qps, warm, dur, 1, n >= 5, quiet) != 0)
 			drv_control_error("step could not run (out of memory or too many steps)");
 	}

@@ -151,7 +151,8 @@ static json_t *report_miss_stop_json(const struct fl_driver_miss_stop *m)
 {
 	if (!(m->p95_over_ms > 0))
 		return json_null();
-	return json_pack("{sfsIsIsIsIsIsbso}", "p95_over_ms", m->p95_over_ms, "due",
+	return json_pack("{sfsfsIsIsIsIsIsbso}", "p95_over_ms", m->p95_over_ms, "min_s",
+		m->min_s, "due",
 		(json_int_t)m->due, "late_limit", (json_int_t)m->late_limit, "failed_limit",
 		(json_int_t)m->failed_limit, "late", (json_int_t)m->late, "failed",
 		(json_int_t)m->failed, "stopped", m->stopped, "stopped_at_s", m->stopped ?

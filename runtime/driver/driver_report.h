@@ -17,7 +17,8 @@
  *    "service_ms": {same keys},
  *    "depth": 16, "next_depth": 32, "driver_limited": true, "host_cpu_pct": 41.5,
  *    "interrupted": false,
- *    "miss_stop": null, or {"p95_over_ms": .., "due": .., "late_limit": .., "failed_limit": ..,
+ *    "miss_stop": null, or {"p95_over_ms": .., "min_s": .., "due": .., "late_limit": ..,
+ *                  "failed_limit": ..,
  *                  "late": .., "failed": .., "stopped": true, "stopped_at_s": ..},
  *    "trace": [{"second": 0, "sent": .., "completed": .., "ok": .., "inflight": ..,
  *               "p95_ms": ..}, ..]}
@@ -111,6 +112,7 @@ struct fl_driver_result {
 	int interrupted;             /* cut short by SIGINT/SIGTERM */
 	struct fl_driver_miss_stop {  /* the step's miss-stop rule (driver_engine.h) */
 		double p95_over_ms;      /* <= 0: no rule this step (JSON null) */
+		double min_s;            /* measured seconds before any stop */
 		uint64_t due;            /* requests due in the measured window, as scheduled */
 		uint64_t late_limit;     /* more OK replies over p95_over_ms than this: stop */
 		uint64_t failed_limit;   /* this many failed requests: stop */

@@ -14,11 +14,6 @@
 #define SEARCH_MAX_UNJUDGED 2u  /* driver-limited repeats of one step before giving up */
 #define SEARCH_REPROBE_X 4.0    /* a saturated probe is repeated this x longer, once */
 #define SEARCH_REPROBE_PAST 1.5   /* ... at no more than this x what it answered */
-/* A step shorter than this reads no saturation: a short overloaded window answers less
- * than the leaf sustains (quick runs on the --copies=2 build, 12-06: 4 s steps at 271.2
- * and 279.0 qps answered 236.8 and 245.5/s where 15 s finals that fell behind answered
- * 251.7 and 252.0/s, and with the cap at S / 1.05 three runs converged 14.1% apart). */
-#define SEARCH_SAT_MIN_S 10.0
 
 const char *fl_search_phase_name(enum fl_search_phase p)
 {
@@ -686,7 +681,7 @@ int fl_search_record(struct fl_search *s, const struct fl_search_obs *o, char *w
 		double ran_s = o->miss_certain && o->window_s > 0 ? fmin(o->window_s,
 			st.duration_s) : st.duration_s;
 		if (isfinite(ach) && ach > s->saturation_qps && behind &&
-		    ran_s >= SEARCH_SAT_MIN_S &&
+		    ran_s >= FL_SEARCH_SAT_MIN_S &&
 		    ach > search_best_answered(s, 1, st.duration_s))
 			s->saturation_qps = ach;
 	}

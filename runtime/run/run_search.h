@@ -89,6 +89,12 @@
 
 #define FL_SEARCH_MAX_PROBES 96u  /* every step of a search: probes, steps, finals */
 #define FL_SEARCH_MAX_CAP_PROBES 8u  /* capacity probes at most */
+/* A step shorter than this reads no saturation: a short overloaded window answers less
+ * than the leaf sustains (quick runs on the --copies=2 build, 12-06: 4 s steps at 271.2
+ * and 279.0 qps answered 236.8 and 245.5/s where 15 s finals that fell behind answered
+ * 251.7 and 252.0/s, and with the cap at S / 1.05 three runs converged 14.1% apart). So
+ * a final window stopped once its miss is certain runs at least this long. */
+#define FL_SEARCH_SAT_MIN_S 10.0
 
 /* What a step is for (also the "phase" column of steps.csv). */
 enum fl_search_phase {

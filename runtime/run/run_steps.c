@@ -236,13 +236,17 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 
 	/* Each driver of an instance runs its share: the rate and the ceiling split N ways.
 	 * A final window's driver stops it once its miss is certain, when it alone measures
-	 * its instance's p95 (the rule is sound for one driver's p95, not a pooled one). */
+	 * its instance's p95 (the rule is sound for one driver's p95, not a pooled one), but
+	 * not before FL_SEARCH_SAT_MIN_S: a window that fell behind that long still reads
+	 * the saturation S, so the next final runs under S / 1.05 (CI, 12-06: three quick
+	 * finals stopped after 3-10 s read no S and missed at 265, 259 and 246 qps where
+	 * the leaf had answered 217-225/s). */
 	for (unsigned k = 0; k < sl.n; k++) {
 		double q = qps / sl.ways[k];
 		if (inflight && phase == FL_PHASE_FINAL && sl.ways[k] == 1 && !r->cfg.full_finals)
-			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u %.6f %.6f\n", q, warmup,
-				duration, sl.share[k], r->cfg.search.sla_p95_ms,
-				r->cfg.search.max_error_rate);
+			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u %.6f %.6f %.6f\n", q,
+				warmup, duration, sl.share[k], r->cfg.search.sla_p95_ms,
+				r->cfg.search.max_error_rate, FL_SEARCH_SAT_MIN_S);
 		else if (inflight)
 			snprintf(cmd, sizeof cmd, "step %.6f %.6f %.6f %u\n", q, warmup, duration,
 				sl.share[k]);

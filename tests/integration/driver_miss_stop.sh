@@ -5,17 +5,19 @@
 # nothing goes wrong.
 #
 # mock + leaf (small knobs) + frontload-driver --control, fixed arrivals at 40 qps:
-#   1. `step 40 1 40 64 300 0.5`: 1,600 requests due in the 40 s window, so the rule
-#      stops the step once more than 80 OK replies came back over 300 ms. The leaf is
-#      SIGSTOPped for 3 s about 2 s into the window: the ~120 requests due meanwhile all
-#      answer over 300 ms, so the step ends a few seconds later, not at 40 s. Asserts:
-#      miss_stop {due 1,600 (+-1: the fixed gaps' float sum), late_limit due/20, stopped
-#      true, late > late_limit}, stopped_at_s and window_s under 15 s, latency p95 over
+#   1. `step 40 1 40 64 300 0.5 7`: 1,600 requests due in the 40 s window, so the rule
+#      stops the step once more than 80 OK replies came back over 300 ms, but not before
+#      7 s of it. The leaf is SIGSTOPped for 3 s about 2 s into the window: the ~120
+#      requests due meanwhile all answer over 300 ms, so the miss is certain about 5 s
+#      in, and the step ends at its 7 s minimum, not at 40 s. Asserts: miss_stop {min_s
+#      7, due 1,600 (+-1: the fixed gaps' float sum), late_limit due/20, stopped true,
+#      late > late_limit}, stopped_at_s in 7..15 s, window_s under 15 s, latency p95 over
 #      300 ms (the rule's promise), requests due later never sent (sent < due).
 #   2. `step 40 0.5 3 64 300 0.5` on an idle leaf: the rule stays quiet (stopped false,
-#      late 0), the window runs its 3 s and every request is answered OK.
+#      late 0, min_s 0), the window runs its 3 s and every request is answered OK.
 #   3. `step 40 0.5 1 64`: no rule, miss_stop null.
 #   4. `step 40 0.5 1 64 0 0.5`: refused with an error line naming MISS_P95_MS.
+#   5. `step 40 0.5 1 64 300 0.5 -1`: refused with an error line naming MISS_MIN_S.
 . "$(dirname "$0")/common.inc"
 
 DRIVER=$B/frontload-driver
@@ -31,14 +33,15 @@ mkfifo "$T/ctl" || fail "mkfifo"
 driver_pid=$!
 FL_PIDS="$FL_PIDS $driver_pid"
 exec 3>"$T/ctl"
-printf 'step 40 1 40 64 300 0.5\n' >&3
+printf 'step 40 1 40 64 300 0.5 7\n' >&3
 sleep 3
 running "$driver_pid" || fail "driver exited before the stall: $(tail -n 3 "$T/driver.log")"
 note "SIGSTOP leaf (pid $leaf_pid) for 3 s"
 kill -STOP "$leaf_pid" || fail "cannot SIGSTOP the leaf"
 sleep 3
 kill -CONT "$leaf_pid" || fail "cannot SIGCONT the leaf"
-printf 'step 40 0.5 3 64 300 0.5\nstep 40 0.5 1 64\nstep 40 0.5 1 64 0 0.5\nquit\n' >&3
+printf 'step 40 0.5 3 64 300 0.5\nstep 40 0.5 1 64\nstep 40 0.5 1 64 0 0.5\n' >&3
+printf 'step 40 0.5 1 64 300 0.5 -1\nquit\n' >&3
 exec 3>&-
 wait_driver
 [ "$drc" = 0 ] || fail "driver exit status $drc: $(tail -n 3 "$T/driver.log")"
@@ -60,6 +63,8 @@ assert_le "$due" 1601 "step 1: requests due in the 40 s window at 40 qps"
 assert_eq "$limit" $((due / 20)) "step 1: late_limit = due / 20"
 assert_gt "$late" "$limit" "step 1: OK replies over 300 ms"
 flt "$at" "<" 15 || fail "step 1: stopped at $at s, not soon after the stall"
+flt "$at" ">=" 7 || fail "step 1: stopped at $at s, before its 7 s minimum"
+assert_eq "$(get "$T/s1.json" miss_stop.min_s)" 7 "step 1: miss_stop.min_s"
 flt "$win" "<" 15 || fail "step 1: window_s $win, not cut at the stop"
 flt "$p95" ">" 300 || fail "step 1: p95 $p95 ms not over the rule's 300 ms"
 assert_gt "$due" "$sent" "step 1: requests due after the stop were not sent"
@@ -67,6 +72,7 @@ assert_gt "$due" "$sent" "step 1: requests due after the stop were not sent"
 sed -n 2p "$T/steps.jsonl" > "$T/s2.json"
 assert_eq "$(get "$T/s2.json" miss_stop.stopped)" false "step 2: idle leaf, not stopped"
 assert_eq "$(get "$T/s2.json" miss_stop.late)" 0 "step 2: OK replies over 300 ms"
+assert_eq "$(get "$T/s2.json" miss_stop.min_s)" 0 "step 2: miss_stop.min_s without MISS_MIN_S"
 assert_eq "$(get "$T/s2.json" window_s)" 3 "step 2: window_s"
 assert_eq "$(get "$T/s2.json" ok)" "$(get "$T/s2.json" sent)" "step 2: every request OK"
 assert_eq "$(get "$T/s2.json" miss_stop.due)" "$(get "$T/s2.json" sent)" \
@@ -76,6 +82,8 @@ sed -n 3p "$T/steps.jsonl" > "$T/s3.json"
 assert_eq "$(get "$T/s3.json" miss_stop)" null "step 3: no rule, miss_stop null"
 sed -n 4p "$T/steps.jsonl" | grep -q '"error":.*MISS_P95_MS' ||
 	fail "step 4: no error naming MISS_P95_MS: $(sed -n 4p "$T/steps.jsonl")"
+sed -n 5p "$T/steps.jsonl" | grep -q '"error":.*MISS_MIN_S' ||
+	fail "step 5: no error naming MISS_MIN_S: $(sed -n 5p "$T/steps.jsonl")"
 
 stop_server leaf
 stop_server mock

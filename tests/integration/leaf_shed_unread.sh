@@ -51,49 +51,49 @@ note "1: answered on the header; $skipped payload bytes skipped, $kernel of them
 stop_server leaf
 stop_server mock
 
-# 2. Large requests past the leaf's capacity, one connection.
-start_small 16 --stats-file "$T/leaf2.json" --ranker-threads 1 --extractors-per-story 2000 \
-	--inflight-limit 1
-snapshot leaf "$T/leaf2.json" "$T/a.json"
-start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --qps 60 --warmup 1 --duration 4 \
-	--connections 1 --depth 256 --threads 1 --timeout-s 10 --request-size "$MIB" \
-	--json "$T/driver.json"
-wait_driver
-assert_eq "$drc" 0 "2: driver exit status"
-snapshot leaf "$T/leaf2.json" "$T/b.json"
-ok=$(get "$T/driver.json" steps.0.ok)
-ovl=$(get "$T/driver.json" steps.0.overloaded)
-assert_gt "$ok" 0 "2: OK replies"
-assert_gt "$ovl" 0 "2: OVERLOADED replies"
-assert_eq "$(get "$T/driver.json" steps.0.errors.total)" 0 "2: errors (protocol, lost connections...)"
-assert_eq "$(get "$T/driver.json" steps.0.timeouts)" 0 "2: timeouts"
-d() { echo $(($(get "$T/b.json" "$1") - $(get "$T/a.json" "$1"))); }
-shed=$(d requests.shed_unread)
-dsk=$(d bytes_skipped)
-dkern=$(d bytes_skipped_kernel)
-assert_ge "$shed" "$ovl" "2: the leaf's shed_unread (warm-up included) >= the driver's OVERLOADED"
+# past STEP [--tls]: a leaf that sheds (one RANKER thread, 2,000 calls per story, inflight
+# limit 1) and the driver at 60 qps of 1 MiB requests on one connection for 4 s. Checks
+# the driver saw OK and OVERLOADED replies only and the leaf shed at least that many on
+# the header; sets ok, ovl and, over the step, shed, dsk (bytes_skipped) and dkern
+# (bytes_skipped_kernel).
+past() {
+	p_step=$1
+	shift
+	start_small 16 --stats-file "$T/leaf$p_step.json" --ranker-threads 1 \
+		--extractors-per-story 2000 --inflight-limit 1 "$@"
+	snapshot leaf "$T/leaf$p_step.json" "$T/a$p_step.json"
+	p_tls=""
+	[ $# -eq 0 ] || p_tls="--tls --tls-dir $T/tls"
+	# shellcheck disable=SC2086 # p_tls: two flags or none
+	start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" $p_tls --qps 60 --warmup 1 \
+		--duration 4 --connections 1 --depth 256 --threads 1 --timeout-s 10 \
+		--request-size "$MIB" --json "$T/driver$p_step.json"
+	wait_driver
+	assert_eq "$drc" 0 "$p_step: driver exit status"
+	snapshot leaf "$T/leaf$p_step.json" "$T/b$p_step.json"
+	p_j=$T/driver$p_step.json
+	ok=$(get "$p_j" steps.0.ok)
+	ovl=$(get "$p_j" steps.0.overloaded)
+	assert_gt "$ok" 0 "$p_step: OK replies"
+	assert_gt "$ovl" 0 "$p_step: OVERLOADED replies"
+	assert_eq "$(get "$p_j" steps.0.errors.total)" 0 "$p_step: errors (protocol, lost connections...)"
+	assert_eq "$(get "$p_j" steps.0.timeouts)" 0 "$p_step: timeouts"
+	shed=$(delta requests.shed_unread)
+	dsk=$(delta bytes_skipped)
+	dkern=$(delta bytes_skipped_kernel)
+	assert_ge "$shed" "$ovl" "$p_step: the leaf's shed_unread (warm-up included) >= the driver's OVERLOADED"
+	stop_server leaf
+	stop_server mock
+}
+delta() { echo $(($(get "$T/b$p_step.json" "$1") - $(get "$T/a$p_step.json" "$1"))); }
+
+# 2. Large requests past the leaf's capacity, one connection: dropped in the kernel.
+past 2
 assert_gt "$((2 * dkern))" "$dsk" "2: bytes_skipped_kernel > half of bytes_skipped"
-stop_server leaf
-stop_server mock
+line2="$ok OK, $ovl OVERLOADED, $shed shed unread ($dkern of $dsk payload bytes dropped in the kernel)"
 
 # 3. The same over TLS: the payloads are decrypted and drained, not dropped in the kernel.
-start_small 16 --stats-file "$T/leaf3.json" --ranker-threads 1 --extractors-per-story 2000 \
-	--inflight-limit 1 --tls
-snapshot leaf "$T/leaf3.json" "$T/c.json"
-start_driver "$DRIVER" --leaf "127.0.0.1:$leaf_port" --tls --tls-dir "$T/tls" --qps 60 \
-	--warmup 1 --duration 4 --connections 1 --depth 256 --threads 1 --timeout-s 10 \
-	--request-size "$MIB" --json "$T/driver3.json"
-wait_driver
-assert_eq "$drc" 0 "3: driver exit status (TLS)"
-snapshot leaf "$T/leaf3.json" "$T/d.json"
-ok3=$(get "$T/driver3.json" steps.0.ok)
-ovl3=$(get "$T/driver3.json" steps.0.overloaded)
-assert_gt "$ok3" 0 "3: OK replies (TLS)"
-assert_gt "$ovl3" 0 "3: OVERLOADED replies (TLS)"
-assert_eq "$(get "$T/driver3.json" steps.0.errors.total)" 0 "3: errors (TLS)"
-assert_eq "$(get "$T/driver3.json" steps.0.timeouts)" 0 "3: timeouts (TLS)"
-shed3=$(($(get "$T/d.json" requests.shed_unread) - $(get "$T/c.json" requests.shed_unread)))
-assert_ge "$shed3" "$ovl3" "3: shed_unread >= the driver's OVERLOADED (TLS)"
-assert_gt "$(get "$T/d.json" bytes_skipped)" 0 "3: bytes_skipped (TLS)"
-assert_eq "$(get "$T/d.json" bytes_skipped_kernel)" 0 "3: bytes_skipped_kernel (TLS: drained)"
-echo "shed on the header: expired request answered before its payload; 60 qps of 1 MiB on one connection: $ok OK, $ovl OVERLOADED, $shed shed unread ($dkern of $dsk payload bytes dropped in the kernel); over TLS $ok3 OK, $ovl3 OVERLOADED, $shed3 shed and drained; no errors, $(elapsed) s"
+past 3 --tls
+assert_gt "$dsk" 0 "3: bytes_skipped (TLS)"
+assert_eq "$dkern" 0 "3: bytes_skipped_kernel (TLS: drained)"
+echo "shed on the header: expired request answered before its payload; 60 qps of 1 MiB on one connection: $line2; over TLS $ok OK, $ovl OVERLOADED, $shed shed and drained; no errors, $(elapsed) s"
