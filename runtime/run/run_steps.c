@@ -238,9 +238,9 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	 * A final window's driver stops it once its miss is certain, when it alone measures
 	 * its instance's p95 (the rule is sound for one driver's p95, not a pooled one), but
 	 * not before FL_SEARCH_SAT_MIN_S: a window that fell behind that long still reads
-	 * the saturation S, so the next final runs under S / 1.05 (CI, 12-06: three quick
-	 * finals stopped after 3-10 s read no S and missed at 265, 259 and 246 qps where
-	 * the leaf had answered 217-225/s). */
+	 * the saturation S, so the next final runs under S / 1.05 (CI, 12-06: the first two
+	 * of three quick finals stopped before 10 s and read no S, and the three missed at
+	 * 265, 259 and 246 qps where the leaf answered 217, 190 and 225/s). */
 	for (unsigned k = 0; k < sl.n; k++) {
 		double q = qps / sl.ways[k];
 		if (inflight && phase == FL_PHASE_FINAL && sl.ways[k] == 1 && !r->cfg.full_finals)
