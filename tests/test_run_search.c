@@ -920,6 +920,9 @@ static void test_final_at_cap_after_miss(void **state)
 	assert_true(s.converged && s.sla_bound_qps == 195.6);
 	assert_int_equal(s.judged_steps, judged);  /* no step between the two finals */
 	assert_non_null(strstr(s.reason, "the cap"));
+	/* The miss's first clause, whole (a cut inside its parenthesis once read "()"). */
+	assert_null(strstr(s.reason, "()"));
+	assert_non_null(strstr(s.reason, "missed (p95 1330.0 ms > SLA 700 ms); the next"));
 }
 
 /* A default run measured on the default build (12-06, third session, run 1 of three):

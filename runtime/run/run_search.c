@@ -584,13 +584,19 @@ static int search_final_just_below(struct fl_search *s, double q, const char *wh
 	if (c->max_finals <= s->finals || !(s->lo > 0) || !(near > 0) || !(near < q))
 		return 0;
 	s->final_converges = 1;
+	/* The note keeps the miss's first clause whole: up to its first " (" or ";". */
+	int brief = (int)strcspn(why, "(;");
+	while (brief > 0 && why[brief - 1] == ' ')
+		brief--;
+	if (brief > 64)
+		brief = 64;
 	if (capped)
 		snprintf(s->final_note, sizeof s->final_note, "the final window at %g qps "
-			"missed (%.48s); the next at %g qps, the cap (saturation %g / %g)", q,
-			why, near, s->saturation_qps, 1 + c->sat_margin);
+			"missed (%.*s); the next at %g qps, the cap (saturation %g / %g)", q,
+			brief, why, near, s->saturation_qps, 1 + c->sat_margin);
 	else
 		snprintf(s->final_note, sizeof s->final_note, "the final window at %g qps "
-			"missed (%.64s); the next at %g qps, %s below", q, why, near,
+			"missed (%.*s); the next at %g qps, %s below", q, brief, why, near,
 			last ? "the tolerance" : "half the tolerance");
 	search_set(s, near, FL_PHASE_FINAL);
 	return 1;
