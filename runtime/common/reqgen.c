@@ -303,21 +303,27 @@ fail:
 	return -1;
 }
 
-/* The only copy made is the pack itself. */
+/* Pack the whole request f holds into reserve's buffer: the only copy made. */
+static int reqgen_pack_whole(const struct reqgen_fields *f,
+	uint8_t *(*reserve)(void *arg, size_t len), void *arg, size_t *len_out)
+{
+	uint8_t *dst = reserve(arg, frontload__leaf_request__get_packed_size(&f->req));
+
+	if (dst == NULL)
+		return -1;
+	*len_out = frontload__leaf_request__pack(&f->req, dst);
+	return 0;
+}
+
 int fl_reqgen_build_to(const struct fl_reqgen *g, uint64_t request_index,
 	uint8_t *(*reserve)(void *arg, size_t len), void *arg, size_t *len_out)
 {
 	struct reqgen_fields f;
-	uint8_t *dst;
-	int rc = -1;
+	int rc;
 
 	if (reqgen_fields_make(g, request_index, &f) != 0)
 		return -1;
-	dst = reserve(arg, frontload__leaf_request__get_packed_size(&f.req));
-	if (dst != NULL) {
-		*len_out = frontload__leaf_request__pack(&f.req, dst);
-		rc = 0;
-	}
+	rc = reqgen_pack_whole(&f, reserve, arg, len_out);
 	reqgen_fields_free(&f);
 	return rc;
 }
@@ -342,11 +348,7 @@ int fl_reqgen_build_parts(const struct fl_reqgen *g, uint64_t request_index,
 	pad = f.req.padding.len;
 	if (pad == 0 || f.copies[f.n] != NULL) {
 		/* No padding, or a wrapped copy that dies with f: pack it all into the head. */
-		dst = reserve(arg, frontload__leaf_request__get_packed_size(&f.req));
-		if (dst != NULL) {
-			out->head_len = frontload__leaf_request__pack(&f.req, dst);
-			rc = 0;
-		}
+		rc = reqgen_pack_whole(&f, reserve, arg, &out->head_len);
 		reqgen_fields_free(&f);
 		return rc;
 	}

@@ -4,10 +4,11 @@
 #
 # The method mix (1,000 sessions, the programs' default sizes: requests to 4 MiB, replies
 # to 16 MiB, outbound bodies to 32 MiB) at 8 qps: 20 s warm-up, then 40 s sampled every
-# second. soak.sh's verdict must be PASS: RSS drift of the leaf and of the mock over the
-# 40 s below 5% (SOAK_JUDGE=all: least-squares slope x 40 s / mean), fds and threads not
-# growing,
-# no driver errors, OK >= 99%. Then the leaf's and the mock's stats must carry the memory
+# second. soak.sh's verdict must be PASS: the lowest RSS of the leaf and of the mock in the
+# last 20 s at most 5% (of the mean) above the lowest in the first 20 s (SOAK_JUDGE=floor:
+# the messages in flight swing RSS by tens of MiB a second, so a 40 s slope read up to
+# 8.8% on a build that levels off), fds and threads not growing, no driver errors,
+# OK >= 99%. Then the leaf's and the mock's stats must carry the memory
 # block with the allocator settings in force (tuning "frontload", at most arena_max
 # arenas; the allocator configure chose, and with jemalloc its decay in force and pages
 # purged) and the owners' bytes (corpus, sessions, scratch).
@@ -25,7 +26,7 @@ export FL_WATCHDOG_S=240
 
 OUT=$T/soak
 note "soak.sh: 8 qps, 20 s warm-up + 40 s"
-SOAK_SECONDS=40 SOAK_WARMUP=20 SOAK_EVERY=1 SOAK_QPS=8 SOAK_JUDGE=all SOAK_OUT=$OUT \
+SOAK_SECONDS=40 SOAK_WARMUP=20 SOAK_EVERY=1 SOAK_QPS=8 SOAK_JUDGE=floor SOAK_OUT=$OUT \
 	sh "$FL_SRCDIR/tests/reliability/soak.sh" >"$T/soak.out" 2>"$T/soak.err"
 rc=$?
 verdict=$(tail -n 1 "$T/soak.out")
