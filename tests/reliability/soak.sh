@@ -41,7 +41,7 @@
 #     16 MiB, kept about 10 s after free by jemalloc) sets the highs, tens of MiB apart
 #     from one second to the next; a leak or a step raises the lows. Over 40 s at 8 qps
 #     the slope read -3.6% to 8.8% in five runs of one build, the lows' rise -4.7% to
-#     2.4% (tests/reliability/README.md);
+#     4.6% in nine (tests/reliability/README.md);
 #   - fds and threads do not grow: their highest value in the second half is at most
 #     their highest in the first half (both after the warm-up).
 # The last line printed is the verdict with the figures. Exit 0 on PASS, 1 on FAIL.
