@@ -312,6 +312,28 @@ static void test_p95_batch_means(void **state)
 	fl_result_obs_free(&o);
 }
 
+/* Field f (from 0) of data row r (from 1) of csv, up to the next comma (static buffer). */
+static const char *csv_field(const char *csv, int r, int f)
+{
+	static char out[64];
+	const char *p = csv;
+	size_t n = 0;
+
+	for (int i = 0; i < r && p != NULL; i++)
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	for (int i = 0; i < f && p != NULL; i++)
+		if ((p = strchr(p, ',')) != NULL)
+			p++;
+	if (p == NULL)
+		return "(none)";
+	while (p[n] && p[n] != ',' && p[n] != '\n' && n + 1 < sizeof out)
+		n++;
+	memcpy(out, p, n);
+	out[n] = 0;
+	return out;
+}
+
 /* 5. Item 1: a search whose final window failed: converged false, sla_bound_qps null,
  * lower_bound_qps set (times instances), the final window's verdict and interval; the
  * steps carry their verdict and p95 interval, in steps.csv too. */
@@ -377,6 +399,9 @@ static void test_result_not_converged(void **state)
 	assert_int_equal(json_integer_value(json_object_get(st0, "latencies")), 990);
 	const json_t *st1 = json_array_get(json_object_get(j, "steps"), 1);
 	assert_true(json_is_true(json_object_get(st1, "driver_limited")));
+	/* A step not judged neither passed nor failed: pass null (CSV: empty). */
+	assert_true(json_is_true(json_object_get(st0, "pass")));
+	assert_true(json_is_null(json_object_get(st1, "pass")));
 	const json_t *s = json_object_get(j, "search");
 	assert_true(json_is_null(json_object_get(s, "sla_bound_qps")));
 	json_decref(j);
@@ -387,6 +412,8 @@ static void test_result_not_converged(void **state)
 	/* The empty step: p50/p95/p99 and the interval empty, not 0. */
 	assert_non_null(strstr(csv, "\n2,final,100.000,0.000,,,,1000,"));
 	assert_non_null(strstr(csv, ",,,0,unjudged,1,140,"));
+	assert_string_equal(csv_field(csv, 1, 9), "1");   /* pass */
+	assert_string_equal(csv_field(csv, 2, 9), "");    /* unjudged */
 
 	/* Converged: the SLA bound (x instances), no lower bound. */
 	r.search.converged = 1;

@@ -618,8 +618,9 @@ int main(int argc, char **argv)
 	if (a.qps != NULL) {
 		nrates = fl_cli_rates(a.qps, rates, DRV_MAX_STEPS);
 		if (nrates < 0) {
-			fprintf(stderr, "frontload-driver: --qps: '%s' is not a list of rates > 0 "
-				"(at most %d)\n", a.qps, DRV_MAX_STEPS);
+			fprintf(stderr, "frontload-driver: --qps: '%s' is not a comma-separated "
+				"list of rates > 0 in requests/s (at most %d; see --help)\n", a.qps,
+				DRV_MAX_STEPS);
 			return DRV_EXIT_USAGE;
 		}
 	}

@@ -140,7 +140,7 @@ static void mock_usage(FILE *f)
 "contexts), delayed_replies_bytes (replies waiting for their latency), tls_heap_bytes};\n"
 "allocator (jemalloc's mallctl or glibc's mallinfo2: see frontload-leaf --help). The\n"
 "allocator is set up for reuse with a plateau (jemalloc: freed pages purged after about\n"
-"1 s; glibc: mmap threshold fixed at 1 MiB, 2 arenas; both: buffers over 1 MiB freed\n"
+"10 s; glibc: mmap threshold fixed at 1 MiB, 2 arenas; both: buffers over 1 MiB freed\n"
 "after each request); FL_MALLOC=default keeps the allocator's defaults and grow-only\n"
 "buffers.\n"
 "\n"

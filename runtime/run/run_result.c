@@ -167,7 +167,10 @@ static json_t *step_json(const struct fl_run_step *st)
 	json_object_set_new(j, "p95_interval_ms", ci_json(st->sum.p95_lo_ms, st->sum.p95_hi_ms));
 	json_object_set_new(j, "latencies", json_integer((json_int_t)st->sum.latencies));
 	json_object_set_new(j, "verdict", json_string(fl_verdict_name(st->verdict)));
-	json_object_set_new(j, "pass", json_boolean(st->pass));
+	/* An unjudged step (a capacity probe, a driver-limited step) neither passed nor
+	 * failed: null, as steps.csv leaves it empty. */
+	json_object_set_new(j, "pass", st->verdict == FL_VERDICT_UNJUDGED ? json_null() :
+		json_boolean(st->pass));
 	json_object_set_new(j, "driver_limited", json_boolean(st->sum.driver_limited));
 	json_object_set_new(j, "inflight_ceiling", st->inflight ? json_integer(st->inflight) :
 		json_null());
@@ -593,17 +596,19 @@ static int emit_csv(FILE *f, const struct fl_run *r)
 			snprintf(cpu, sizeof cpu, "%.1f", st->host_cpu_pct);
 		if (st->inflight)
 			snprintf(ceil, sizeof ceil, "%u", st->inflight);
-		char ach[32] = "", off[32] = "";
+		char ach[32] = "", off[32] = "", pass[4] = "";
+		if (st->verdict != FL_VERDICT_UNJUDGED)
+			snprintf(pass, sizeof pass, "%d", st->pass);
 		if (isfinite(st->sum.achieved_qps))
 			snprintf(ach, sizeof ach, "%.3f", st->sum.achieved_qps);
 		if (isfinite(st->sum.offered_qps))
 			snprintf(off, sizeof off, "%.3f", st->sum.offered_qps);
-		fprintf(f, "%u,%s,%.3f,%s,%s,%s,%s,%llu,%llu,%d,%s,%llu,%s,%d,%s,%s,%llu,"
+		fprintf(f, "%u,%s,%.3f,%s,%s,%s,%s,%llu,%llu,%s,%s,%llu,%s,%d,%s,%s,%llu,"
 			"%s,%d,%s,%.3f,\"%s\"\n",
 			st->number, fl_search_phase_name(st->phase), st->sum.requested_qps,
 			ach, p50, p95, p99,
 			(unsigned long long)st->sum.errors, (unsigned long long)st->overloaded,
-			st->pass, off, (unsigned long long)st->timeouts,
+			pass, off, (unsigned long long)st->timeouts,
 			cpu, st->complete, lo, hi, (unsigned long long)st->sum.latencies,
 			fl_verdict_name(st->verdict), st->sum.driver_limited, ceil, st->duration_s,
 			why);

@@ -231,7 +231,7 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 	run_fmt_secs(run_eta(r, phase, warmup + duration), eta, sizeof eta);
 	if (inflight)
 		snprintf(ceil_txt, sizeof ceil_txt, ", %u in flight at most", inflight);
-	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %.0f s warm-up + %.0f s%s, ETA %s",
+	run_say(r, !r->tty, RUN_PROG ": step %u %s %s: %g s warm-up + %g s%s, ETA %s",
 		st.number, fl_search_phase_name(phase), rate, warmup, duration, ceil_txt, eta);
 
 	/* Each driver of an instance runs its share: the rate and the ceiling split N ways.
@@ -412,7 +412,7 @@ static int run_step(struct fl_run *r, enum fl_search_phase phase, double qps, do
 		run_say(r, 1, RUN_PROG ": step %u %s %s: interrupted (cut short; its partial "
 			"counts are in result.json)", s->number, fl_search_phase_name(phase), rate);
 	else
-		run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f, p95 %s%s, p99 %s, "
+		run_say(r, 1, RUN_PROG ": step %u %s %s: achieved %.1f qps, p95 %s%s, p99 %s, "
 			"errors %llu, host cpu %s: %s%s%s", s->number, fl_search_phase_name(phase),
 			rate, s->sum.achieved_qps, p95, ci, p99, (unsigned long long)s->sum.errors,
 			cpu, verdict, s->pass ? "" : ": ", s->pass ? "" : s->why);
