@@ -14,7 +14,8 @@
 
 /* ---- callgrind parser ---- */
 
-/* 1. Totals, events and objects of the hand-written file; declared totals agree. */
+/* 1. Totals, events and objects of the hand-written file; declared totals agree; misses
+ * kept per address. */
 static void test_cg_totals(void **state)
 {
 	(void)state;
@@ -44,6 +45,19 @@ static void test_cg_totals(void **state)
 		assert_int_equal(fl_cg_obj_total(&cg, 0, e) + fl_cg_obj_total(&cg, 1, e), tot[e]);
 	assert_int_equal(fl_cg_obj_total(&cg, 2, 0), 0);
 	assert_int_equal(fl_cg_obj_total(&cg, FL_CG_NO_OBJ, 0), 0);
+	/* Per-address misses: Bcm is kept where it fell and adds up to its total; the events
+	 * the file lacks (I1mr, ILmr, Bim) stay 0 at every address. */
+	assert_int_equal(cg.miss_event[0], -1);
+	assert_int_equal(cg.miss_event[1], -1);
+	assert_int_equal(cg.miss_event[2], 4);
+	assert_int_equal(cg.miss_event[3], -1);
+	uint64_t bcm = 0, other = 0;
+	for (size_t i = 0; i < cg.ninsns; i++) {
+		bcm += cg.insns[i].bcm;
+		other += cg.insns[i].i1mr + cg.insns[i].ilmr + cg.insns[i].bim;
+	}
+	assert_int_equal(bcm, tot[4]);
+	assert_int_equal(other, 0);
 	fl_cg_free(&cg);
 }
 

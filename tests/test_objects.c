@@ -1,6 +1,7 @@
-/* test_objects.c: tests for runtime/measure/objects.c, object kinds and thread pools:
- * 1. object kinds by path, 2. pools by function names, 3. pools from a callgrind per-thread
- * file. Build: ninja tests/test_objects.
+/* test_objects.c: tests for runtime/measure/objects.c, object kinds and thread pools, and
+ * patmap.c, a generated library's addresses by pattern: 1. object kinds by path, 2. pools
+ * by function names, 3. pools from a callgrind per-thread file, 4. pattern of an address,
+ * 5. libraries patmap refuses. Build: ninja tests/test_objects.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -9,11 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "objects.h"
+#include "patmap.h"
 
 /* 1. */
 static void test_obj_kinds(void **state)
@@ -87,12 +90,58 @@ static void test_pool_file(void **state)
 	assert_int_equal(fm_pool_of_cg_file(path), -1);
 }
 
+/* 4. The range holding an address, [lo, hi): its edges, gaps between ranges, and
+ * addresses before the first and past the last belong to no pattern. */
+static void test_patmap_of(void **state)
+{
+	(void)state;
+	struct fm_pat_range r[] = { { 0x1000, 0x1040, 0 }, { 0x1040, 0x1100, 26 },
+		{ 0x2000, 0x2008, 11 } };
+	struct fm_patmap pm = { r, 3 };
+	static const struct { uint64_t a; unsigned pat; } c[] = {
+		{ 0, FM_PAT_SHARED }, { 0xfff, FM_PAT_SHARED }, { 0x1000, 0 }, { 0x103f, 0 },
+		{ 0x1040, 26 }, { 0x10ff, 26 }, { 0x1100, FM_PAT_SHARED },
+		{ 0x1fff, FM_PAT_SHARED }, { 0x2000, 11 }, { 0x2007, 11 },
+		{ 0x2008, FM_PAT_SHARED }, { UINT64_MAX, FM_PAT_SHARED },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		assert_int_equal(fm_patmap_of(&pm, c[i].a), c[i].pat);
+	struct fm_patmap empty = { NULL, 0 };
+	assert_int_equal(fm_patmap_of(&empty, 0x1000), FM_PAT_SHARED);
+}
+
+/* 5. Not a generated library: a missing file, a file that is not ELF, and an ELF object
+ * with symbols but none named fl_PNN_ (this test program) are errors naming the path. */
+static void test_patmap_refuses(void **state)
+{
+	(void)state;
+	struct fm_patmap pm;
+	char err[400], tmp[] = "/tmp/test_patmap.XXXXXX", self[4096];
+	assert_int_equal(fm_patmap_load(&pm, "/nonexistent/lib.so", err, sizeof err), -1);
+	assert_non_null(strstr(err, "/nonexistent/lib.so"));
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not elf\n", 8), 8);
+	close(fd);
+	assert_int_equal(fm_patmap_load(&pm, tmp, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not an ELF object"));
+	unlink(tmp);
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	assert_true(n > 0);
+	self[n] = 0;
+	assert_int_equal(fm_patmap_load(&pm, self, err, sizeof err), -1);
+	assert_non_null(strstr(err, "no fl_PNN_ function symbols"));
+	assert_null(pm.r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_obj_kinds),
 		cmocka_unit_test(test_pool_names),
 		cmocka_unit_test(test_pool_file),
+		cmocka_unit_test(test_patmap_of),
+		cmocka_unit_test(test_patmap_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

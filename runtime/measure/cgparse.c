@@ -54,6 +54,8 @@ void fl_cg_init(struct fl_cg *cg)
 {
 	memset(cg, 0, sizeof *cg);
 	cg->ir_event = -1;
+	for (int i = 0; i < 4; i++)
+		cg->miss_event[i] = -1;
 }
 
 void fl_cg_free(struct fl_cg *cg)
@@ -389,6 +391,9 @@ static int cg_events(struct cg_file *f, char *v)
 			if (!(cg->events[i] = strdup(names[i])))
 				return cg_fail(f, "out of memory");
 		cg->ir_event = fl_cg_event(cg, "Ir");
+		static const char *const miss[4] = { "I1mr", "ILmr", "Bcm", "Bim" };
+		for (int i = 0; i < 4; i++)
+			cg->miss_event[i] = fl_cg_event(cg, miss[i]);
 	}
 	if (!(f->cost = calloc(n, sizeof *f->cost)) || !(f->decl = calloc(n, sizeof *f->decl)))
 		return cg_fail(f, "out of memory");
@@ -516,6 +521,14 @@ static int cg_cost_line(struct cg_file *f, const char *p)
 		return cg_fail(f, "out of memory");
 	if (e && cg->ir_event >= 0)
 		e->ir += f->cost[cg->ir_event];
+	if (e) {
+		uint32_t *m[4] = { &e->i1mr, &e->ilmr, &e->bcm, &e->bim };
+		for (int i = 0; i < 4; i++)
+			if (cg->miss_event[i] >= 0) {
+				uint64_t v = *m[i] + f->cost[cg->miss_event[i]];
+				*m[i] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			}
+	}
 	return 0;
 }
 

@@ -45,6 +45,10 @@ struct fl_cg_insn {
 	uint64_t calls;      /* calls= lines from here: calls, summed over callees */
 	uint32_t obj;        /* index into fl_cg.objs, or FL_CG_NO_OBJ */
 	uint32_t njcnd;      /* number of jcnd= lines seen for this address */
+	/* Self misses here, where the file has the event (else 0), saturating at UINT32_MAX:
+	 * what lets a subset of addresses (one pattern's functions) get its own miss rates. */
+	uint32_t i1mr, ilmr; /* I1 and LL instruction-fetch misses */
+	uint32_t bcm, bim;   /* conditional and indirect branch mispredicts */
 };
 
 /* Parse result; fields are read-only for callers. */
@@ -56,6 +60,7 @@ struct fl_cg {
 	int has_declared;         /* some file had a summary: or totals: line */
 	int has_instr;            /* positions include instr: insns[] is meaningful */
 	int ir_event;             /* index of "Ir" in events, or -1 */
+	int miss_event[4];        /* indices of I1mr, ILmr, Bcm, Bim in events, or -1 */
 	char **objs;              /* object names from ob=/cob= (as written by callgrind) */
 	uint32_t nobjs;           /* entries in objs */
 	uint64_t *obj_totals;     /* per object, per event: sum of its self cost lines; row o

@@ -270,6 +270,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 		}
 		printf("  (objects' Ir sum %llu = process Ir %llu: %s)\n", (unsigned long long)sum,
 			(unsigned long long)vs.all.ir, sum == vs.all.ir ? "yes" : "NO");
+		vl_print_patterns(&vs, sreq);
 		vl_rows_head(nsim > 1 ? "pool (threads, all)" : "pool (threads)");
 		for (int p = 0; p < FM_POOL_N; p++)
 			if (vs.threads[p]) {
@@ -327,6 +328,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 		json_object_set_new(out, "process", vl_row_json(&vs.all, &vs.all, sreq));
 		json_object_set_new(out, "objects", ob);
 		json_object_set_new(out, "pools", po);
+		json_object_set_new(out, "patterns", vl_patterns_json(&vs, sreq));
 		json_object_set_new(out, "disassembled", json_string(vs.objects));
 		json_object_set_new(out, "classified_by", json_pack("{s:s,s:f}", "decoder",
 			a.objdump ? "objdump" : "capstone", "seconds", vs.dis_s));

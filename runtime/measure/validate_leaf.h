@@ -16,6 +16,7 @@
 #include "leafrun.h"
 #include "mix.h"
 #include "objects.h"
+#include "patmap.h"
 #include "profile.h"
 #include "simrun.h"
 #include "targets.h"
@@ -52,6 +53,11 @@ struct vl_row {
 
 struct vl_sim {
 	struct vl_row all, kind[FM_OBJ_N], pool[FM_POOL_N];
+	/* The generated library by pattern (patmap.h): pat[p] for P(p+1), pat[FM_PAT_SHARED]
+	 * its shared code; rows with ir 0 did not run. have_pat 0: not split, pat_why says why. */
+	struct vl_row pat[FM_PAT_MAX + 1];
+	int have_pat;
+	char pat_why[300];
 	int threads[FM_POOL_N];   /* threads per pool */
 	double classified_share;
 	double dis_s;             /* seconds spent classifying the executed instructions */
@@ -139,6 +145,11 @@ void vl_row_print(const struct vl_row *r, const struct vl_row *all, double reqs)
 
 /* The same row as a JSON object (figures not measured are null). New reference. */
 json_t *vl_row_json(const struct vl_row *r, const struct vl_row *all, double reqs);
+
+/* The generated library's rows by pattern (s->pat), printed as a table under the objects,
+ * or the reason they are missing; and as a JSON array (null when not split). */
+void vl_print_patterns(const struct vl_sim *s, double reqs);
+json_t *vl_patterns_json(const struct vl_sim *s, double reqs);
 
 /* The native window's stage clock table, from fm_stage_window's JSON sw. */
 void vl_print_stages(json_t *sw);

@@ -105,6 +105,40 @@ void vl_rows_head(const char *what)
 		"ld+st", "FP%", "c+r%", "div%", "i/tb");
 }
 
+/* The generated library by pattern: which code shapes run its instructions, take its
+ * branches and miss the L1i (the miss% column is of the whole process's misses). */
+void vl_print_patterns(const struct vl_sim *s, double reqs)
+{
+	const struct vl_row *gen = &s->kind[FM_OBJ_GENERATED];
+	if (gen->ir == 0)
+		return;
+	if (!s->have_pat) {
+		printf("  generated library by pattern: not split: %s\n", s->pat_why);
+		return;
+	}
+	vl_rows_head("generated, by pattern");
+	uint64_t sum = 0;
+	for (unsigned p = 0; p <= FM_PAT_MAX; p++)
+		if (s->pat[p].ir) {
+			sum += s->pat[p].ir;
+			vl_row_print(&s->pat[p], &s->all, reqs);
+		}
+	printf("  (patterns' Ir sum %llu = generated Ir %llu: %s; shared: the library's helpers "
+		"and other code of no pattern)\n", (unsigned long long)sum,
+		(unsigned long long)gen->ir, sum == gen->ir ? "yes" : "NO");
+}
+
+json_t *vl_patterns_json(const struct vl_sim *s, double reqs)
+{
+	if (!s->have_pat)
+		return json_null();
+	json_t *a = json_array();
+	for (unsigned p = 0; p <= FM_PAT_MAX; p++)
+		if (s->pat[p].ir)
+			json_array_append_new(a, vl_row_json(&s->pat[p], &s->all, reqs));
+	return a;
+}
+
 /* ---- targets ---- */
 
 static const char *const vl_metrics[T_N] = {

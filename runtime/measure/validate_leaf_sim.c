@@ -15,6 +15,7 @@
 #include "mix.h"
 #include "mutil.h"
 #include "objects.h"
+#include "patmap.h"
 #include "validate_leaf.h"
 
 /* ---- the simulated window: per object kind and per pool ---- */
@@ -78,6 +79,93 @@ static int vl_kind_view(const struct fl_cg *cg, enum fm_obj_kind k, struct fl_cg
 			v->totals[e] = cg->totals[e] - s;
 		}
 	return 0;
+}
+
+/* The generated library's rows by pattern: each a view of cg holding one pattern's
+ * addresses (or the library's shared code), its totals summed from their per-address
+ * counts (cgparse.h), so its Ir, misses and mix are that code's alone. A library whose
+ * symbols cannot be read leaves the split out (have_pat 0, pat_why), not the window. */
+static int vl_pattern_rows(const struct fl_cg *cg, struct vl_sim *s, struct fl_mix_obj *objs,
+	size_t nobjs, char *err, size_t errlen)
+{
+	struct fm_patmap *pm = calloc(cg->nobjs ? cg->nobjs : 1, sizeof *pm);
+	unsigned char *pat = malloc(cg->ninsns ? cg->ninsns : 1);
+	size_t count[FM_PAT_MAX + 1] = { 0 };
+	int rc = -1, ngen = 0;
+	const unsigned none = FM_PAT_MAX + 1;
+
+	if (pm == NULL || pat == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (uint32_t o = 0; o < cg->nobjs; o++) {
+		if (fm_obj_classify(cg->objs[o]) != FM_OBJ_GENERATED ||
+		    fl_cg_obj_total(cg, o, cg->ir_event) == 0)
+			continue;
+		if (fm_patmap_load(&pm[o], cg->objs[o], s->pat_why, sizeof s->pat_why) != 0) {
+			rc = 0;
+			goto out;
+		}
+		ngen++;
+	}
+	if (ngen == 0) {
+		snprintf(s->pat_why, sizeof s->pat_why, "no generated code ran in the window");
+		rc = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < cg->ninsns; i++) {
+		uint32_t o = cg->insns[i].obj;
+		unsigned p = o != FL_CG_NO_OBJ && pm[o].n ? fm_patmap_of(&pm[o], cg->insns[i].addr) :
+			none;
+		pat[i] = (unsigned char)p;
+		if (p != none)
+			count[p]++;
+	}
+	for (unsigned p = 0; p <= FM_PAT_MAX; p++) {
+		if (count[p] == 0)
+			continue;
+		struct fl_cg v = *cg;
+		v.insns = malloc(count[p] * sizeof *v.insns);
+		v.totals = calloc(cg->nevents ? cg->nevents : 1, sizeof *v.totals);
+		v.ninsns = 0;
+		v.slots = NULL;
+		v.nslots = 0;
+		if (v.insns == NULL || v.totals == NULL) {
+			free(v.insns);
+			free(v.totals);
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < cg->ninsns; i++) {
+			const struct fl_cg_insn *e = &cg->insns[i];
+			if (pat[i] != p)
+				continue;
+			v.insns[v.ninsns++] = *e;
+			v.totals[cg->ir_event] += e->ir;
+			const uint32_t miss[4] = { e->i1mr, e->ilmr, e->bcm, e->bim };
+			for (int k = 0; k < 4; k++)
+				if (cg->miss_event[k] >= 0)
+					v.totals[cg->miss_event[k]] += miss[k];
+		}
+		char name[8];
+		if (p == FM_PAT_SHARED)
+			snprintf(name, sizeof name, "shared");
+		else
+			snprintf(name, sizeof name, "P%02u", p + 1);
+		int r = vl_row_fill(&s->pat[p], name, &v, objs, nobjs, err, errlen);
+		free(v.insns);
+		free(v.totals);
+		if (r != 0)
+			goto out;
+	}
+	s->have_pat = 1;
+	rc = 0;
+out:
+	for (uint32_t o = 0; pm && o < cg->nobjs; o++)
+		fm_patmap_free(&pm[o]);
+	free(pm);
+	free(pat);
+	return rc;
 }
 
 static const char *vl_base(const char *p)
@@ -164,6 +252,8 @@ int vl_sim_analyse(const char *dir, struct vl_sim *s, const struct vl_args *a,
 		if (r != 0)
 			goto out;
 	}
+	if (vl_pattern_rows(&all, s, objs, nobjs, err, errlen) != 0)
+		goto out;
 	for (int p = 0; p < FM_POOL_N; p++) {
 		if (s->threads[p] == 0)
 			continue;

@@ -233,6 +233,7 @@ void run_usage(FILE *f)
 "Run directory (results/<UTC time>-<random>/ or --out):\n"
 "  result.json   rewritten after every step (temp file + rename):\n"
 "    status            running | complete | interrupted | failed, with status_reason\n"
+"                      (why it stopped or failed; null when there is nothing to say)\n"
 "    converged         true only when the knee was bracketed within the tolerance, the\n"
 "                      chosen rate passed twice, and the final window at it passed (or\n"
 "                      the final window run at once below a failed one, half the\n"

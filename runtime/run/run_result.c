@@ -452,7 +452,9 @@ static json_t *result_json(const struct fl_run *r)
 	json_object_set_new(j, "benchmark_name", json_string("frontload_run"));
 	json_object_set_new(j, "run_id", json_string(r->run_id));
 	json_object_set_new(j, "status", json_string(fl_run_status_name(r->status)));
-	json_object_set_new(j, "status_reason", json_string(r->status_reason));
+	/* Only a run that did not complete, or completed with a caveat, has a reason to give. */
+	json_object_set_new(j, "status_reason", r->status_reason[0] ?
+		json_string(r->status_reason) : json_null());
 	json_object_set_new(j, "timestamp", json_integer((json_int_t)r->started_wall));
 	utc_string(r->started_wall, when, sizeof when);
 	json_object_set_new(j, "started_utc", json_string(when));

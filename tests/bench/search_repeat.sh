@@ -14,11 +14,17 @@
 #                 print the host CPU % it took: the same work at the same rate, so its
 #                 spread across runs is the host's own drift, against which the spread of
 #                 sla_bound_qps can be read (a 2-core VM here moved by a fifth in an hour)
+#   --host-speed S   before each run, time a fixed single-threaded CPU workload for S
+#                 seconds (tests/bench/host_speed.sh: ns per call, min..max) with nothing
+#                 of frontload running: the host's own speed, free of the leaf
 #   -- ARGS       more `frontload run` flags (e.g. --seed 7)
 # Prints one line per run (seconds, exit status, converged, sla_bound_qps or
 # lower_bound_qps, capacity estimate, steps), its final windows (rate, verdict, host CPU,
-# when a miss was certain and the window stopped) and a summary: the spread of
-# sla_bound_qps, (max - min) / min, against the goal. The machine's load is printed too: runs beside
+# when a miss was certain and the window stopped), the leaf's stage CPU in the last final
+# window (ms per request, and cores: stage CPU seconds per second) and a summary: the
+# spread of sla_bound_qps, (max - min) / min, against the goal, and the spread of those
+# cores, what the search landed on in a unit the host's speed cancels from (a slower host
+# costs more CPU per request and gives a lower bound at the same cores). The machine's load is printed too: runs beside
 # other work are noisy, and the line says so.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +35,7 @@ goal_s=120
 goal_pct=5
 keep=""
 ref=""
+hspeed=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
@@ -36,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--default) mode=""; goal_s=600; goal_pct=3; shift ;;
 	--keep) keep=$2; shift 2 ;;
 	--reference) ref=$2; shift 2 ;;
+	--host-speed) hspeed=$2; shift 2 ;;
 	--) shift; break ;;
 	-h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
 	*) echo "search_repeat.sh: unknown option $1" >&2; exit 2 ;;
@@ -75,6 +83,12 @@ while [ "$i" -le "$runs" ]; do
 			echo "reference $i: no result.json ($(tail -n 1 "$root/ref$i.log"))"
 		fi
 	fi
+	if [ -n "$hspeed" ]; then
+		h=$(sh "$src/tests/bench/host_speed.sh" --build "$build" --seconds "$hspeed" --quiet) ||
+			{ echo "search_repeat.sh: host_speed.sh failed" >&2; exit 2; }
+		echo "host speed $i: ${h#host speed }"
+		hs="${hs:-} $(echo "$h" | sed -n 's/.*median \([0-9.]*\),.*/\1/p')"
+	fi
 	t0=$(date +%s)
 	set +e
 	# shellcheck disable=SC2086
@@ -100,9 +114,22 @@ while [ "$i" -le "$runs" ]; do
 		floor else . end)%" + ([.instances[].miss_stop // empty | select(.stopped) |
 		", stopped after \(.stopped_at_s | floor) s"] | first // "") + ")"] |
 		join(", ")' "$r")"
+	# The leaf's stage CPU over the last final window, summed over instances.
+	cores=$(jq -r '[.instances[].leaf_stats.final_window // empty | select(.interval_s > 0)] |
+		if length == 0 then "" else
+		"\([.[] | [.stages[].cpu_ns] | add] | add) \([.[].requests.replied] | add) \(.[0].interval_s)" end' "$r")
+	if [ -n "$cores" ]; then
+		read -r cns nrep ivs <<EOF
+$cores
+EOF
+		cores=$(awk -v c="$cns" -v t="$ivs" 'BEGIN { printf "%.3f", c / t / 1e9 }')
+		echo "  leaf stage CPU in the last final window: $(awk -v c="$cns" -v n="$nrep" 'BEGIN {
+			printf "%.3f", (n > 0 ? c / n / 1e6 : 0) }') ms per request, $cores cores"
+	fi
 	b=$(jq -r '.sla_bound_qps // empty' "$r")
 	if [ -n "$b" ]; then
 		bounds="$bounds $b"
+		[ -n "$cores" ] && corel="${corel:-} $cores"
 	else
 		all_conv=0
 		echo "  why: $(jq -r .converged_reason "$r")"
@@ -115,6 +142,14 @@ if [ -n "$bounds" ]; then
 		v[++k] = $1; if (k == 1 || $1 < lo) lo = $1; if (k == 1 || $1 > hi) hi = $1 }
 		END { printf "sla_bound_qps over %d converged run(s) of %d: min %.1f, max %.1f, spread %.1f%% (goal <= %g%%)\n",
 			k, n, lo, hi, 100 * (hi - lo) / lo, goal }'
+fi
+if [ -n "${corel:-}" ]; then
+	echo "$corel" | tr ' ' '\n' | awk 'NF { if (k++ == 0 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+		END { printf "leaf stage CPU at the bound (converged runs): %.3f..%.3f cores, spread %.1f%%: where the search landed, the host'"'"'s speed cancelled\n", lo, hi, 100 * (hi - lo) / lo }'
+fi
+if [ -n "${hs:-}" ]; then
+	echo "$hs" | tr ' ' '\n' | awk 'NF { if (k++ == 0 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+		END { printf "host speed before the runs (median ns per call): %.1f..%.1f, spread %.1f%%\n", lo, hi, 100 * (hi - lo) / lo }'
 fi
 if [ -n "${refs:-}" ]; then
 	echo "$refs" | tr ' ' '\n' | awk -v q="$ref" 'NF { if (k++ == 0 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # validate_leaf.sh: `frontload-measure validate` on the running leaf, end to end: mock, leaf
 # and driver started, a native window and a simulated one (the leaf under callgrind), each
-# holding only whole, successful requests; the per-object and the per-pool Ir add up to the
-# process's; every judged figure names its path; nothing unmeasured is a number; SIGTERM
-# stops the service it started.
+# holding only whole, successful requests; the per-object, per-pool and (within the
+# generated library) per-pattern Ir add up; every judged figure names its path; nothing
+# unmeasured is a number; SIGTERM stops the service it started.
 # fl-test: retries=1
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-300}
 . "$FL_SRCDIR/tests/integration/common.inc"
@@ -78,6 +78,17 @@ assert_eq "$(q '[.pools[].ir] | add')" "$ir" "sum of per-pool Ir"
 gen=$(q '[.objects[] | select(.name == "generated") | .ir] | add // 0')
 assert_gt "$gen" 0 "Ir in the generated library"
 assert_gt "$(q '[.pools[] | select(.name == "ranker") | .ir] | add // 0')" 0 "Ir on RANKER threads"
+# The generated library split by pattern (its symbols): every row a pattern P01..P27 or
+# "shared", their Ir adding up to the library's, and the table printed under the objects.
+assert_eq "$(q '[.patterns[].ir] | add')" "$gen" "sum of per-pattern Ir = the generated library's"
+bad=$(q '[.patterns[].name | select(test("^(P(0[1-9]|1[0-9]|2[0-7])|shared)$") | not)] | length')
+assert_eq "$bad" 0 "pattern rows named neither P01..P27 nor shared"
+assert_gt "$(q '[.patterns[] | select(.name != "shared")] | length')" 0 "patterns that ran"
+assert_eq "$(q '([.patterns[].l1i_miss_pct // 0] | add) - ([.objects[] |
+	select(.name == "generated") | .l1i_miss_pct // 0] | add) | fabs < 0.001')" true \
+	"the patterns' shares of the L1i misses add up to the library's"
+grep -q "patterns' Ir sum $gen = generated Ir $gen: yes" "$T/out" ||
+	fail "no per-pattern table adding up: $(grep -A1 'by pattern' "$T/out" | head -n 2)"
 mpki=$(q '.process.l1i_mpki')
 case $mpki in null | '' | *[!0-9.e+-]*) fail "process L1i MPKI is not a number: $mpki" ;; esac
 
