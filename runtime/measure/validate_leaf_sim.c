@@ -98,6 +98,11 @@ static int vl_pattern_rows(const struct fl_cg *cg, struct vl_sim *s, struct fl_m
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (cg->ir_event < 0) {
+		snprintf(s->pat_why, sizeof s->pat_why, "the callgrind data has no Ir event");
+		rc = 0;
+		goto out;
+	}
 	for (uint32_t o = 0; o < cg->nobjs; o++) {
 		if (fm_obj_classify(cg->objs[o]) != FM_OBJ_GENERATED ||
 		    fl_cg_obj_total(cg, o, cg->ir_event) == 0)
@@ -147,7 +152,7 @@ static int vl_pattern_rows(const struct fl_cg *cg, struct vl_sim *s, struct fl_m
 				if (cg->miss_event[k] >= 0)
 					v.totals[cg->miss_event[k]] += miss[k];
 		}
-		char name[8];
+		char name[16];
 		if (p == FM_PAT_SHARED)
 			snprintf(name, sizeof name, "shared");
 		else
