@@ -24,8 +24,8 @@
 # window (ms per request, and cores: stage CPU seconds per second) and a summary: the
 # spread of sla_bound_qps, (max - min) / min, against the goal, and the spread of those
 # cores, what the search landed on in a unit the host's speed cancels from (a slower host
-# costs more CPU per request and gives a lower bound at the same cores). The machine's load is printed too: runs beside
-# other work are noisy, and the line says so.
+# costs more CPU per request and gives a lower bound at the same cores). The machine's
+# load is printed too: runs beside other work are noisy, and the line says so.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$src/build
