@@ -18,8 +18,12 @@ install -m 755 "$build/frontload" "$dest/bin/frontload"
 install -m 755 "$build/frontload-simreq" "$dest/bin/frontload-simreq"
 install -m 755 "$build/frontload-measure" "$dest/bin/frontload-measure"
 for f in rpc_dist.json feed_aggregator_req_sizes.json feed_aggregator_resp_sizes.json SOURCES.md \
-	profile_categories.txt profile-default.json; do
+	profile_categories.txt; do
 	install -m 644 "$src/runtime/data/$f" "$dest/share/frontload/data/$f"
+done
+# The shipped leaf profiles: profile-default.json and one per CPU kind it was fitted on.
+for f in "$src"/runtime/data/profile-*.json; do
+	install -m 644 "$f" "$dest/share/frontload/data/${f##*/}"
 done
 install -d "$dest/share/frontload/targets"
 install -m 644 "$src/results/targets/production.json" "$dest/share/frontload/targets/production.json"

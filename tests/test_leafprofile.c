@@ -17,7 +17,9 @@
 
 #include <cmocka.h>
 
+#include "hostcpu.h"
 #include "leafprofile.h"
+#include "paths.h"
 
 /* The default build's fl_build_info() as the generator writes it (keys sorted). */
 static const char lib1000[] = "{\"cc\":\"cc\",\"clone\":\"obj\",\"copies\":1000,"
@@ -174,6 +176,85 @@ static void test_group_yields(void **state)
 	unlink(path);
 }
 
+static void test_cpu_kind(void **state)
+{
+	(void)state;
+	static const struct { const char *model, *kind; } cases[] = {
+		{ "Intel(R) Xeon(R) Processor", "intel-xeon" },
+		{ "AMD EPYC", "amd-epyc" },
+		{ "AMD EPYC 7B13 64-Core Processor", "amd-epyc-7b13-64-core" },
+		{ "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", "intel-xeon-platinum-8375c" },
+		{ "", "unknown" },
+		{ "(R) CPU @ 3GHz", "unknown" },
+	};
+	char kind[128];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fl_cpu_kind(cases[i].model, kind, sizeof kind);
+		assert_string_equal(kind, cases[i].kind);
+	}
+	/* A short buffer truncates, still terminated. */
+	fl_cpu_kind("AMD EPYC", kind, 4);
+	assert_string_equal(kind, "amd");
+}
+
+/* A profile calibrated on the CPU model given (NULL: no calibrated.host). */
+static const char *profile_on(const char *cpu)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/test_leafprofile.%ld.json", (long)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"frontload_profile\": 1, \"leaf_args\": {}, \"calibrated\": {%s%s%s}}\n",
+		cpu ? "\"host\": {\"cpu\": \"" : "", cpu ? cpu : "", cpu ? "\"}" : "");
+	fclose(f);
+	return path;
+}
+
+static void test_fits_cpu(void **state)
+{
+	(void)state;
+	char model[256], kind[128], why[256], want[300];
+
+	fl_cpu_model(model, sizeof model);
+	fl_cpu_kind(model, kind, sizeof kind);
+	assert_int_equal(fl_profile_fits_cpu(profile_on(model), why, sizeof why), 1);
+	snprintf(want, sizeof want, "calibrated on this kind of CPU, %s", kind);
+	assert_string_equal(why, want);
+	assert_int_equal(fl_profile_fits_cpu(profile_on("Acme(TM) Zebra 9 CPU"), why,
+		sizeof why), strcmp(kind, "acme-zebra-9") == 0);
+	snprintf(want, sizeof want, "calibrated on acme-zebra-9, this host is %s", kind);
+	if (strcmp(kind, "acme-zebra-9") != 0)
+		assert_string_equal(why, want);
+	assert_int_equal(fl_profile_fits_cpu(profile_on(NULL), why, sizeof why), -1);
+	assert_non_null(strstr(why, "records no calibrated.host.cpu"));
+	unlink(profile_on(NULL));
+	assert_int_equal(fl_profile_fits_cpu("/nonexistent/p.json", why, sizeof why), -1);
+}
+
+/* "--profile default" is this CPU kind's shipped fit when there is one, else the one
+ * for any host; a name with neither is refused naming both files. */
+static void test_resolve_by_cpu_kind(void **state)
+{
+	(void)state;
+	char model[256], kind[128], own[200], path[4096], kpath[4096], err[512];
+
+	fl_cpu_model(model, sizeof model);
+	fl_cpu_kind(model, kind, sizeof kind);
+	snprintf(own, sizeof own, "profile-default-%s.json", kind);
+	assert_int_equal(fl_profile_resolve("default", path, sizeof path, err, sizeof err), 0);
+	const char *base = strrchr(path, '/') + 1;
+	if (fl_data_path(own, kpath, sizeof kpath, NULL, 0) == 0 && access(kpath, R_OK) == 0)
+		assert_string_equal(base, own);
+	else
+		assert_string_equal(base, "profile-default.json");
+	assert_int_equal(fl_profile_resolve("no-such-fit", path, sizeof path, err, sizeof err),
+		-1);
+	assert_non_null(strstr(err, "profile-no-such-fit.json"));
+	snprintf(own, sizeof own, "profile-no-such-fit-%s.json", kind);
+	assert_non_null(strstr(err, own));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +264,9 @@ int main(void)
 		cmocka_unit_test(test_given),
 		cmocka_unit_test(test_splice),
 		cmocka_unit_test(test_group_yields),
+		cmocka_unit_test(test_cpu_kind),
+		cmocka_unit_test(test_fits_cpu),
+		cmocka_unit_test(test_resolve_by_cpu_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "hostcpu.h"
 #include "leafprofile.h"
 #include "paths.h"
 
@@ -43,19 +44,56 @@ void fl_profile_args_free(char **args, int n)
 int fl_profile_resolve(const char *name, char *out, size_t outlen, char *err,
 	size_t errlen)
 {
-	char file[256];
+	char file[256], model[256], kind[128];
 
-	if (strchr(name, '/') != NULL || access(name, R_OK) == 0 || strlen(name) > 200) {
+	if (strchr(name, '/') != NULL || access(name, R_OK) == 0 || strlen(name) > 100) {
 		snprintf(out, outlen, "%s", name);
 		return strlen(name) < outlen ? 0 : -1;
 	}
+	/* This CPU kind's own fit first (hostcpu.h), then the one for any host. */
+	fl_cpu_model(model, sizeof(model));
+	fl_cpu_kind(model, kind, sizeof(kind));
+	snprintf(file, sizeof(file), "profile-%s-%s.json", name, kind);
+	if (fl_data_path(file, out, outlen, NULL, 0) == 0 && access(out, R_OK) == 0)
+		return 0;
 	snprintf(file, sizeof(file), "profile-%s.json", name);
 	if (fl_data_path(file, out, outlen, NULL, 0) != 0 || access(out, R_OK) != 0) {
-		snprintf(err, errlen, "--profile %s: no such file, and no shipped profile %s", name,
-			file);
+		snprintf(err, errlen, "--profile %s: no such file, and no shipped profile %s or "
+			"profile-%s-%s.json", name, file, name, kind);
 		return -1;
 	}
 	return 0;
+}
+
+int fl_profile_fits_cpu(const char *path, char *why, size_t whylen)
+{
+	json_error_t je;
+	json_t *prof = json_load_file(path, 0, &je);
+	const json_t *cpu;
+	char model[256], here[128], there[128];
+	int rc = -1;
+
+	if (prof == NULL) {
+		snprintf(why, whylen, "%s: %s", path, je.text);
+		return -1;
+	}
+	cpu = json_object_get(json_object_get(json_object_get(prof, "calibrated"), "host"),
+		"cpu");
+	if (!json_is_string(cpu)) {
+		snprintf(why, whylen, "%s records no calibrated.host.cpu", path);
+		goto out;
+	}
+	fl_cpu_model(model, sizeof(model));
+	fl_cpu_kind(model, here, sizeof(here));
+	fl_cpu_kind(json_string_value(cpu), there, sizeof(there));
+	rc = strcmp(here, there) == 0;
+	if (rc)
+		snprintf(why, whylen, "calibrated on this kind of CPU, %s", here);
+	else
+		snprintf(why, whylen, "calibrated on %s, this host is %s", there, here);
+out:
+	json_decref(prof);
+	return rc;
 }
 
 int fl_profile_args(const char *name, char **out, int *n, char *err, size_t errlen)

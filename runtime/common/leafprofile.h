@@ -20,10 +20,17 @@
 #define FL_PROFILE_MAX_ARGS 128  /* flags and values of one profile */
 
 /* The file of profile name: name itself when it is a readable file or holds a '/', else
- * the shipped data/profile-NAME.json (paths.h: installed, else the source tree's), so
- * "--profile default" names the profile calibrated for the default build. 0, or -1. */
+ * the shipped data/profile-NAME-KIND.json for this host's kind of CPU (hostcpu.h), else
+ * data/profile-NAME.json (paths.h: installed, else the source tree's), so "--profile
+ * default" names the profile calibrated for the default build, on this kind of CPU when
+ * one ships for it. 0, or -1 with err naming both files looked for. */
 int fl_profile_resolve(const char *name, char *out, size_t outlen, char *err,
 	size_t errlen);
+
+/* Whether the profile at path was calibrated on this host's kind of CPU: its
+ * calibrated.host.cpu and /proc/cpuinfo's model give the same fl_cpu_kind. 1 or 0 (why
+ * names the kinds either way), -1 when the file cannot be read or records no CPU. */
+int fl_profile_fits_cpu(const char *path, char *why, size_t whylen);
 
 /* Whether the profile at path (a file) was calibrated for the extractor library whose
  * fl_build_info() JSON is build_info: its calibrated.build must give the same functions,

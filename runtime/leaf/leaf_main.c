@@ -169,10 +169,12 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"anyway and says why. Stats: pmu"),
 	FL_OPT_STR("profile", profile, "FILE|NAME|none", NULL, "workload knobs from a profile "
 		"(JSON, leafprofile.h; frontload-measure calibrate --leaf writes one; NAME = the "
-		"shipped data/profile-NAME.json): its leaf_args are applied before this command "
+		"shipped data/profile-NAME-KIND.json fitted on this host's kind of CPU, KIND from "
+		"/proc/cpuinfo's model name as in intel-xeon or amd-epyc, else "
+		"data/profile-NAME.json): its leaf_args are applied before this command "
 		"line, whose flags win. Flags that place the process (ports, files, --mock, --lib, "
-		"--tls-dir) are refused in a profile. Without --profile the shipped profile-"
-		"default.json applies when the library is the build it was calibrated for (same "
+		"--tls-dir) are refused in a profile. Without --profile the shipped default "
+		"profile (as --profile default) applies when the library is the build it was calibrated for (same "
 		"functions, variants, copies and seed: the default build, configure --copies=1000), "
 		"else none does; none = the built-in defaults shown here. Stats: config.profile, "
 		"config.profile_source and config.profile_args"),
@@ -324,21 +326,27 @@ static void config_default_profile(struct leaf_config *c)
 	if (fl_profile_resolve("default", c->profile_file, sizeof(c->profile_file), err,
 	    sizeof(err)) != 0) {
 		c->profile_file[0] = '\0';
-		snprintf(c->profile_source, sizeof(c->profile_source), "none: no shipped "
-			"profile-default.json");
+		snprintf(c->profile_source, sizeof(c->profile_source), "none: %s",
+			err);
 		return;
 	}
 	if (fl_lib_open(&c->lib_probe, c->lib, err, sizeof(err)) != 0)
 		die(1, "%s", err);
 	int fits = fl_profile_fits_build(c->profile_file, c->lib_probe.build_info(), why,
 		sizeof(why));
+	const char *base = strrchr(c->profile_file, '/');
 	if (fits == 1) {
-		snprintf(c->profile_source, sizeof(c->profile_source), "default: the shipped "
-			"profile calibrated for this library's build");
+		char cpu[256];
+		int on_cpu = fl_profile_fits_cpu(c->profile_file, cpu, sizeof(cpu));
+
+		snprintf(c->profile_source, sizeof(c->profile_source), "default: %.200s, the "
+			"shipped profile calibrated for this library's build, %s%s", base ? base + 1 :
+			c->profile_file, cpu, on_cpu == 1 ? "" : " (its CPU shares may miss here: "
+			"frontload-measure calibrate --leaf fits this host)");
 		return;
 	}
-	snprintf(c->profile_source, sizeof(c->profile_source), "none: the shipped "
-		"profile-default.json does not fit this library (%s)", why);
+	snprintf(c->profile_source, sizeof(c->profile_source), "none: the shipped %.200s does "
+		"not fit this library (%s)", base ? base + 1 : c->profile_file, why);
 	c->profile_file[0] = '\0';
 }
 
@@ -374,8 +382,16 @@ static void config_parse(struct leaf_config *c, int argc, char **argv, long ncpu
 			argc += 2;
 		}
 	} else {
-		snprintf(c->profile_source, sizeof(c->profile_source), strcmp(given, "none") == 0 ?
-			"none: --profile none" : "command line: --profile");
+		char file[4096];
+
+		if (strcmp(given, "none") == 0)
+			snprintf(c->profile_source, sizeof(c->profile_source), "none: --profile none");
+		else if (fl_profile_resolve(given, file, sizeof(file), err, sizeof(err)) == 0)
+			snprintf(c->profile_source, sizeof(c->profile_source), "command line: "
+				"--profile %.900s", file);
+		else  /* the splice below says what is wrong */
+			snprintf(c->profile_source, sizeof(c->profile_source), "command line: "
+				"--profile");
 	}
 	/* The profile's flags go first, so the command line's win. The footprint in functions
 	 * or in bytes is one knob given two ways (the plan refuses both), so either on the

@@ -86,10 +86,13 @@ struct cl_args {
 static const struct fl_cli_opt cl_opts[] = {
 	FL_OPT_FLAG("leaf", leaf, "fit the running leaf's CPU profile (this mode)"),
 	FL_OPT_STR("write-profile", out, "FILE", NULL, "the leaf profile to write (JSON: "
-		"leaf_args and how they were found; required)", .section = "output"),
+		"leaf_args and how they were found, calibrated.host.cpu the CPU it was fitted on; "
+		"required). Saved as runtime/data/profile-default-KIND.json (KIND: frontload-leaf "
+		"--help's --profile), it ships as this CPU kind's default", .section = "output"),
 	FL_OPT_FLAG("quiet", quiet, "no progress lines"),
 	FL_OPT_STR("profile", start, "FILE|NAME", NULL, "start from this profile's knobs (its "
 		"other leaf_args are kept in the one written; NAME = the shipped "
+		"data/profile-NAME-KIND.json for this host's kind of CPU, else "
 		"data/profile-NAME.json; default: the leaf's built-in knobs, as --profile none)",
 		.section = "the fit"),
 	FL_OPT_STR("targets", targets, "FILE", NULL, "targets file (default: "

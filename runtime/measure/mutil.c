@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "hostcpu.h"
 #include "mutil.h"
 #include "osfile.h"
 #include "paths.h"
@@ -61,24 +62,9 @@ double fm_json_num(json_t *o, const char *path)
 json_t *fm_host_json(void)
 {
 	struct utsname u;
-	char model[256] = "unknown", line[512];
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	char model[256];
 
-	if (fp != NULL) {
-		while (fgets(line, sizeof(line), fp) != NULL) {
-			if (strncmp(line, "model name", 10) == 0) {
-				char *v = strchr(line, ':');
-
-				if (v != NULL) {
-					v += strspn(v + 1, " \t") + 1;
-					v[strcspn(v, "\n")] = '\0';
-					snprintf(model, sizeof(model), "%s", v);
-				}
-				break;
-			}
-		}
-		fclose(fp);
-	}
+	fl_cpu_model(model, sizeof(model));
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
 	return json_pack("{s:s,s:s,s:s,s:I}", "hostname", u.nodename, "kernel", u.release,

@@ -339,8 +339,12 @@ static void pipe_features(const struct fl_sink *sk, uint64_t story_hash, uint32_
 		sparse[t] = (uint32_t)(fl_rng_mix64(h[t]) % rows);
 }
 
-/* Stage 3: run the extractors over each story and derive its features. */
-static int pipe_extract(struct fl_worker *wk, struct fl_work *w, size_t n)
+/* Stage 3: run the extractors over each story and derive its features. The extractors'
+ * time is charged to the extract stage and the features' to the rank stage, story by story
+ * from *m: the model's input is ranking work (profile_categories.txt counts pipe_features
+ * there), so the stage clock and the CPU profile split the same code the same way. */
+static int pipe_extract(struct fl_worker *wk, struct fl_work *w, size_t n,
+	struct pipe_mark *m)
 {
 	const struct fl_pipeline_config *c = &wk->p->cfg;
 	uint32_t rows = fl_dlrm_rows(wk->p->model);
@@ -364,8 +368,10 @@ static int pipe_extract(struct fl_worker *wk, struct fl_work *w, size_t n)
 		sp->body = body;
 		sp->body_len = st->body.len;
 		sp->score = 0.0f;
+		pipe_charge(wk, w, FL_STAGE_EXTRACT, m);
 		pipe_features(wk->ctx->sink, hash, rows, wk->dense + i * FL_DLRM_DENSE,
 			wk->sparse + i * FL_DLRM_SPARSE, sp->feat);
+		pipe_charge(wk, w, FL_STAGE_RANK, m);
 	}
 	w->extract_calls = calls > UINT32_MAX ? UINT32_MAX : (uint32_t)calls;
 	return 0;
@@ -463,9 +469,8 @@ int fl_pipeline_compute(struct fl_worker *wk, struct fl_work *w)
 	if (pipe_skip(w, FL_STAGE_EXTRACT))
 		return 1;
 	pipe_mark_now(wk, &m);
-	if (pipe_extract(wk, w, n) < 0)
+	if (pipe_extract(wk, w, n, &m) < 0)
 		return -1;
-	pipe_charge(wk, w, FL_STAGE_EXTRACT, &m);
 
 	if (c->sessions != NULL) {
 		fl_session_get(c->sessions, req->session_id, m.wall_ns,

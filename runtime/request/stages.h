@@ -9,7 +9,9 @@ enum fl_stage {
 	FL_STAGE_OVERHEADS,  /* 2: key, MurmurHash2, ACL, inflight, counters, staleness */
 	FL_STAGE_EXTRACT,    /* 3: generated extractors through the dispatch API */
 	FL_STAGE_STORIES,    /* 4: story processors: score, filter, top-K, blend, serialize */
-	FL_STAGE_RANK,       /* 5: DLRM-style model (OpenBLAS) */
+	FL_STAGE_RANK,       /* 5: DLRM-style model (OpenBLAS) and its input features, which
+	                      * stage 3 derives story by story (charged here, as the CPU
+	                      * profile's categories count them: ranking, not extraction) */
 	FL_STAGE_FANOUT,     /* 6: outbound RPCs to the mock (wall: request's fanout time) */
 	FL_STAGE_COMPRESS,   /* 7a: reply bytes from the corpus, zstd when asked */
 	FL_STAGE_REPLY,      /* 7b: LeafReply encode and frame */

@@ -95,7 +95,8 @@ static const struct fl_cli_opt run_opts[] = {
 		"disjoint CPUs of its range (leaf first; shared when the range has one CPU)"),
 	FL_OPT_STR("profile", cfg.profile, "FILE|NAME|none", NULL, "a leaf profile "
 		"(frontload-measure calibrate --leaf writes one; NAME = the shipped "
-		"data/profile-NAME.json): every leaf started gets --profile FILE, its workload "
+		"data/profile-NAME-KIND.json for this host's kind of CPU, else "
+		"data/profile-NAME.json, as frontload-leaf --help says): every leaf started gets --profile FILE, its workload "
 		"knobs before the leaf's other flags (--leaf-args win); result.json keeps the path "
 		"and the profile's leaf_args. Not given: each leaf applies the shipped default "
 		"profile when its library is the build that profile was calibrated for (the "
