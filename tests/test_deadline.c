@@ -79,13 +79,20 @@ static void test_dl_estimate(void **state)
 	assert_int_equal(e.wall_ns[FL_STAGE_RANK], 5 * 32 * MS + 5 * MS);
 	assert_int_equal(e.wall_ns[FL_STAGE_EXTRACT], 3 * 32 * MS - 9 * MS);
 	assert_int_equal(e.wall_ns[FL_STAGE_DECODE], 32 * MS + 1000);
-	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_REPLY), e.wall_ns[FL_STAGE_REPLY]);
-	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_FANOUT), e.wall_ns[FL_STAGE_FANOUT] +
+	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_REPLY, NULL), e.wall_ns[FL_STAGE_REPLY]);
+	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_FANOUT, NULL), e.wall_ns[FL_STAGE_FANOUT] +
 		e.wall_ns[FL_STAGE_COMPRESS] + e.wall_ns[FL_STAGE_REPLY]);
 	uint64_t all = 0;
 	for (int s = 0; s < FL_STAGE_COUNT; s++)
 		all += e.wall_ns[s];
-	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_DECODE), all);
+	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_DECODE, NULL), all);
+	/* A stage the request already started counts only what is left of it, never less
+	 * than nothing: the rank stage's features derived in stage 3, a stage overrun. */
+	uint64_t done[FL_STAGE_COUNT] = { 0 };
+	done[FL_STAGE_RANK] = 32 * MS;
+	done[FL_STAGE_FANOUT] = e.wall_ns[FL_STAGE_FANOUT] + 99 * MS;
+	assert_int_equal(fl_dl_est_rest(&e, FL_STAGE_RANK, done), e.wall_ns[FL_STAGE_RANK] -
+		32 * MS + e.wall_ns[FL_STAGE_COMPRESS] + e.wall_ns[FL_STAGE_REPLY]);
 
 	/* 10, 20, 30, 40 ms over and over: the 25th percentile lies between 10 and 20. */
 	for (int i = 0; i < 2000; i++) {

@@ -244,7 +244,7 @@ static int ranker_check(struct ranker_thread *rt, struct fl_job *job, enum fl_dl
 {
 	if (job->deadline_ns == 0)
 		return 0;
-	uint64_t rest = fl_dl_est_rest(&rt->est, from);
+	uint64_t rest = fl_dl_est_rest(&rt->est, from, job->w.t.wall_ns);
 	enum fl_dl_verdict v = ranker_probe(rt, job, fl_dl_decide(fl_mono_ns(),
 		job->deadline_ns, rest));
 	if (v == FL_DL_GO)
@@ -271,7 +271,7 @@ static int ranker_gate(void *arg, enum fl_stage next)
 /* At the queue pop: 1 (job failed) when it waited too long or cannot make its deadline. */
 static int ranker_check_queue(struct ranker_thread *rt, struct fl_job *job)
 {
-	uint64_t rest = fl_dl_est_rest(&rt->est, FL_STAGE_DECODE);
+	uint64_t rest = fl_dl_est_rest(&rt->est, FL_STAGE_DECODE, NULL);
 	enum fl_dl_verdict v = ranker_probe(rt, job, fl_dl_decide_queue(fl_mono_ns(),
 		job->queued_ns, rt->r->cfg.max_queue_ns, job->deadline_ns, rest));
 

@@ -91,8 +91,9 @@ static const char usage_head[] =
 "--toggle-collect=fl_plan_run instead: F.2 then holds only the extractor calls of the\n"
 "window. With --pmu a perf counter group counts the same window (hardware path); with\n"
 "--stage extract it is enabled only over each measured request's stage 3 (the time the\n"
-"pipeline charges to extract: fl_plan_run plus per-story context setup and feature\n"
-"derivation), which counted_window_cpu_ns reports (equal to stages.extract.cpu_ns).\n"
+"pipeline charges to extract: fl_plan_run plus per-story context setup; each story's\n"
+"feature derivation is charged to rank), which counted_window_cpu_ns reports (equal to\n"
+"stages.extract.cpu_ns).\n"
 "\n"
 "options (defaults in brackets; the leaf's defaults where the knob is the leaf's):\n";
 
@@ -171,15 +172,20 @@ struct simreq {
 	/* --stage extract --pmu: the stage clock hook's state (simreq_extract_clock) */
 	int in_compute;                /* 1 while fl_pipeline_compute runs */
 	unsigned clock_reads;          /* stage clock reads since compute began */
-	uint64_t extract_t0, extract_t1; /* the reads that opened and closed stage 3 */
+	unsigned extract_reads;        /* the first reads that open and close stage 3's pieces */
+	uint64_t piece_t0;             /* the read that opened the current piece */
+	uint64_t extract_span;         /* this request's CPU time inside stage 3's pieces */
 	uint64_t counted_cpu_ns;       /* --stage extract: CPU time between those reads */
 };
 
 /* --stage extract: the counters (--pmu) run only over stage 3. fl_pipeline_compute reads the
- * stage clock first when stage 3 opens and next when it closes (pipeline.c), so the hook
- * enables the group after the first read and disables it before the second. The order is
- * checked after every request: the two reads must span exactly the time the pipeline
- * charged to stage 3, else the run stops instead of mislabelling what was counted. */
+ * stage clock when stage 3 opens, then twice per story (pipeline.c): once as the story's
+ * extractors end (charged to stage 3) and once as its features end (charged to the rank
+ * stage, and opening the next story's piece). So of a request's first 2n reads (n stories)
+ * the odd ones open a piece of stage 3 and the even ones close it: the hook enables the
+ * group after an opening read and disables it before a closing one. The order is checked
+ * after every request: the pieces must add up to exactly the time the pipeline charged to
+ * stage 3, else the run stops instead of mislabelling what was counted. */
 static uint64_t simreq_extract_clock(void *arg)
 {
 	struct simreq *s = arg;
@@ -188,16 +194,17 @@ static uint64_t simreq_extract_clock(void *arg)
 
 	if (!s->in_compute)
 		return fl_thread_cpu_ns();
-	s->clock_reads++;
-	if (s->clock_reads == 2 && s->pmu_open && fl_pmu_disable(&s->pmu, why, sizeof(why)) != 0)
+	unsigned k = ++s->clock_reads;
+	int piece = k <= s->extract_reads;
+	if (piece && k % 2 == 0 && s->pmu_open && fl_pmu_disable(&s->pmu, why, sizeof(why)) != 0)
 		die(1, "--pmu: %s", why);
 	t = fl_thread_cpu_ns();
-	if (s->clock_reads == 1) {
-		s->extract_t0 = t;
+	if (piece && k % 2 == 1) {
+		s->piece_t0 = t;
 		if (s->pmu_open && fl_pmu_enable(&s->pmu, why, sizeof(why)) != 0)
 			die(1, "--pmu: %s", why);
-	} else if (s->clock_reads == 2) {
-		s->extract_t1 = t;
+	} else if (piece) {
+		s->extract_span += t - s->piece_t0;
 	}
 	return t;
 }
@@ -205,12 +212,13 @@ static uint64_t simreq_extract_clock(void *arg)
 /* After a request's compute: stage 3's charge must be the hooked reads' span. */
 static void simreq_extract_check(struct simreq *s, const struct fl_work *w, uint64_t i)
 {
-	if (s->clock_reads < 2 ||
-	    w->t.cpu_ns[FL_STAGE_EXTRACT] != s->extract_t1 - s->extract_t0)
+	if (s->clock_reads < s->extract_reads ||
+	    w->t.cpu_ns[FL_STAGE_EXTRACT] != s->extract_span)
 		die(1, "request %llu: --stage extract: the pipeline's stage clock reads no "
-			"longer open and close stage 3 first (%u reads); cannot count extraction "
-			"alone", (unsigned long long)i, s->clock_reads);
-	s->counted_cpu_ns += s->extract_t1 - s->extract_t0;
+			"longer open and close stage 3's %u pieces first (%u reads); cannot count "
+			"extraction alone", (unsigned long long)i, s->extract_reads / 2,
+			s->clock_reads);
+	s->counted_cpu_ns += s->extract_span;
 }
 
 static void simreq_start(struct simreq *s)
@@ -324,6 +332,10 @@ static void simreq_one(struct simreq *s, uint64_t i, const struct fl_bytes *payl
 		/* counted over stage 3 only in measured requests (see simreq_extract_clock) */
 		s->in_compute = measured && s->stage_extract;
 		s->clock_reads = 0;
+		s->extract_span = 0;
+		size_t n = w.req->n_stories < s->cfg.pk.max_stories ? w.req->n_stories :
+			s->cfg.pk.max_stories;
+		s->extract_reads = 2u * (unsigned)n;
 		int crc = fl_pipeline_compute(s->wk, &w);
 		if (s->in_compute && crc == 0)
 			simreq_extract_check(s, &w, i);

@@ -1,4 +1,6 @@
 /* deadline.c: deadline verdicts and stage time estimates (pure). */
+#include <stddef.h>
+
 #include "deadline.h"
 
 #define DL_STEP_SHIFT 5u  /* a move is 1/32 of the estimate (x3 downward): p25 */
@@ -60,12 +62,16 @@ void fl_dl_est_add(struct fl_dl_est *e, const uint64_t wall_ns[FL_STAGE_COUNT])
 	}
 }
 
-uint64_t fl_dl_est_rest(const struct fl_dl_est *e, enum fl_stage from)
+uint64_t fl_dl_est_rest(const struct fl_dl_est *e, enum fl_stage from,
+	const uint64_t *done)
 {
 	uint64_t sum = 0;
 
-	for (int s = (int)from; s >= 0 && s < FL_STAGE_COUNT; s++)
-		sum += e->wall_ns[s];
+	for (int s = (int)from; s >= 0 && s < FL_STAGE_COUNT; s++) {
+		uint64_t d = done != NULL ? done[s] : 0;
+
+		sum += e->wall_ns[s] > d ? e->wall_ns[s] - d : 0;
+	}
 	return sum;
 }
 

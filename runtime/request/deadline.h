@@ -73,7 +73,10 @@ enum fl_dl_verdict fl_dl_probe(struct fl_dl_est *e, enum fl_dl_verdict v);
 /* Fold one request's stage wall times into e. */
 void fl_dl_est_add(struct fl_dl_est *e, const uint64_t wall_ns[FL_STAGE_COUNT]);
 
-/* Fast wall time of stages from..FL_STAGE_COUNT-1 (ns): the sum of their estimates. */
-uint64_t fl_dl_est_rest(const struct fl_dl_est *e, enum fl_stage from);
+/* Fast wall time of stages from..FL_STAGE_COUNT-1 (ns): the sum of their estimates, less
+ * what the request already spent in each (done: its wall times so far, NULL for none; a
+ * stage can start early, as the rank stage's input features are derived in stage 3). */
+uint64_t fl_dl_est_rest(const struct fl_dl_est *e, enum fl_stage from,
+	const uint64_t *done);
 
 #endif
