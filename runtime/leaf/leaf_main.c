@@ -174,8 +174,9 @@ static const struct fl_cli_opt leaf_opts[] = {
 		"data/profile-NAME.json): its leaf_args are applied before this command "
 		"line, whose flags win. Flags that place the process (ports, files, --mock, --lib, "
 		"--tls-dir) are refused in a profile. Without --profile the shipped default "
-		"profile (as --profile default) applies when the library is the build it was calibrated for (same "
-		"functions, variants, copies and seed: the default build, configure --copies=1000), "
+		"profile (as --profile default) applies when the library is the build it was "
+		"calibrated for (same functions, variants, copies and seed: the default build, "
+		"configure --copies=1000), "
 		"else none does; none = the built-in defaults shown here. Stats: config.profile, "
 		"config.profile_source and config.profile_args"),
 	FL_OPT_FLAG("quiet", quiet, "print nothing at startup and exit"),
