@@ -1,5 +1,6 @@
 /* test_mix.c: the instruction mix (runtime/measure/mix.c): fixtures and a live run. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include "mix.h"
 #include "mix_fixtures.h"
+#include "mixneed.h"
 
 /* 4. Line-only profiles (no instr column) give totals but no addresses. */
 static void test_cg_lines_only(void **state)
@@ -340,6 +342,46 @@ static void test_mix_rep(void **state)
 	fl_cg_free(&cg);
 }
 
+/* What one part would need for the whole to meet a mix bound, the rest held. */
+static void test_mix_need(void **state)
+{
+	(void)state;
+	struct fl_mix all = { .insns = 1000, .cond = 100, .loads = 250, .stores = 100,
+		.call = 10, .ret = 20, .taken_branches = 100 };
+	struct fl_mix gen = { .insns = 300, .cond = 60, .loads = 90, .stores = 30, .call = 2,
+		.ret = 3, .taken_branches = 20 };
+	struct fl_mix rest, none = { 0 };
+
+	fl_mix_minus(&all, &gen, &rest);
+	assert_int_equal(rest.insns, 700);
+	assert_int_equal(rest.cond, 40);
+	assert_int_equal(rest.taken_branches, 80);
+	assert_float_equal(fl_mix_metric_value(&gen, FL_MM_COND), 20.0, 1e-9);
+	assert_float_equal(fl_mix_metric_value(&all, FL_MM_MEM), 35.0, 1e-9);
+	assert_float_equal(fl_mix_metric_value(&gen, FL_MM_IPTB), 15.0, 1e-9);
+	assert_true(isnan(fl_mix_metric_value(&none, FL_MM_COND)));
+	/* 15% of 1000 = 150 conditional branches: the rest has 40, so 110 of gen's 300. */
+	assert_float_equal(fl_mix_need(&all, &gen, FL_MM_COND, 15), 100.0 * 110 / 300, 1e-9);
+	assert_float_equal(fl_mix_need(&all, &rest, FL_MM_COND, 15), 100.0 * 90 / 700, 1e-9);
+	/* The whole's share exactly: the part needs what it runs. */
+	assert_float_equal(fl_mix_need(&all, &gen, FL_MM_COND, 10), 100.0 * 60 / 300, 1e-9);
+	/* 40% would take 360 of gen's 300 instructions: out of reach. */
+	assert_true(isinf(fl_mix_need(&all, &gen, FL_MM_COND, 40)) &&
+		fl_mix_need(&all, &gen, FL_MM_COND, 40) > 0);
+	/* Loads+stores can reach 200% of a part (read-modify-writes count twice). */
+	assert_float_equal(fl_mix_need(&all, &gen, FL_MM_MEM, 46), 100.0 * (460 - 230) / 300,
+		1e-9);
+	/* Calls+returns at most 1.5%: the rest alone has 25 of 1000, so no part can fix it. */
+	assert_true(isinf(fl_mix_need(&all, &gen, FL_MM_CALLRET, 1.5)) &&
+		fl_mix_need(&all, &gen, FL_MM_CALLRET, 1.5) < 0);
+	/* Instructions per taken branch: 1000 / 12 allows 83.3 taken, the rest takes 80, so
+	 * gen may take 3.33: 90 instructions each. At 18 the rest alone is past it. */
+	assert_float_equal(fl_mix_need(&all, &gen, FL_MM_IPTB, 12), 300 / (1000.0 / 12 - 80),
+		1e-9);
+	assert_true(isinf(fl_mix_need(&all, &gen, FL_MM_IPTB, 18)));
+	assert_true(isnan(fl_mix_need(&all, &none, FL_MM_COND, 15)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_mix_fixture),
 		cmocka_unit_test(test_mix_snippet_live),
 		cmocka_unit_test(test_mix_rep),
+		cmocka_unit_test(test_mix_need),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

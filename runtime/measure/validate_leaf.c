@@ -290,7 +290,7 @@ int fm_validate_leaf_main(int argc, char **argv)
 	json_t *tj = json_array();
 	vl_measure(m, &vs, have_sim, sim_why, pmu, nat.whole ? sw : NULL, nat.whole ? &prof :
 		&(struct vl_prof){ .want = 1, .why = "the native window was not whole" });
-	vl_print_targets(&tg, m, tj, &pass, &fail, &unm);
+	vl_print_targets(&tg, m, have_sim ? &vs : NULL, tj, &pass, &fail, &unm);
 	double wall = fm_now() - t0;
 	printf("\n%d pass, %d fail, %d unmeasurable; wall time %.0f s (native run %.0f s, "
 		"simulated run %.0f s)\n", pass, fail, unm, wall, nat.wall_s, sim_wall);

@@ -167,8 +167,11 @@ json_t *vl_profile_json(const struct vl_prof *pr);
 void vl_measure(struct fl_measured m[T_N], const struct vl_sim *s, int have_sim,
 	const char *sim_why, json_t *pmu, json_t *sw, const struct vl_prof *pr);
 
-/* The verdicts of m against tg: printed, appended to tj, counted in *pass, *fail, *unm. */
+/* The verdicts of m against tg: printed, appended to tj, counted in *pass, *fail, *unm.
+ * With s (the simulated window; NULL when none), a missed mix target also says what the
+ * generated library, and what the rest of the process, would need to run to meet it, the
+ * other held as measured (targets[].needs). */
 void vl_print_targets(const struct fl_targets *tg, const struct fl_measured m[T_N],
-	json_t *tj, int *pass, int *fail, int *unm);
+	const struct vl_sim *s, json_t *tj, int *pass, int *fail, int *unm);
 
 #endif

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "mix.h"
+#include "mixneed.h"
 #include "profile.h"
 #include "targets.h"
 #include "validate_leaf.h"
@@ -40,12 +41,12 @@ static struct vl_shares vl_shares_of(const struct vl_row *r)
 	struct vl_shares s = { NAN, NAN, NAN, NAN, NAN, NAN };
 	if (!r->have_mix || x->insns == 0)
 		return s;
-	s.cond = vl_pct(x->cond, x->insns);
-	s.mem = vl_pct(x->loads + x->stores, x->insns);
-	s.fp = vl_pct(x->scalar_fp, x->insns);
-	s.callret = vl_pct(x->call + x->call_ind + x->ret, x->insns);
-	s.div = vl_pct(x->int_div + x->fp_div, x->insns);
-	s.iptb = x->taken_branches ? x->insns_per_taken : NAN;
+	s.cond = fl_mix_metric_value(x, FL_MM_COND);
+	s.mem = fl_mix_metric_value(x, FL_MM_MEM);
+	s.fp = fl_mix_metric_value(x, FL_MM_FP);
+	s.callret = fl_mix_metric_value(x, FL_MM_CALLRET);
+	s.div = fl_mix_metric_value(x, FL_MM_DIV);
+	s.iptb = fl_mix_metric_value(x, FL_MM_IPTB);
 	return s;
 }
 
@@ -324,8 +325,63 @@ void vl_print_pmu(json_t *pmu)
 
 /* ---- verdicts ---- */
 
+/* One side of a missed mix target: what part (the generated library or the rest of the
+ * process) runs now and would need, the other side held as measured. */
+static json_t *vl_need_side(const struct fl_mix *all, const struct fl_mix *part,
+	enum fl_mix_metric mm, double bound, int iptb, const char *who, char *txt, size_t n)
+{
+	double now = fl_mix_metric_value(part, mm), need = fl_mix_need(all, part, mm, bound);
+	const char *u = iptb ? "" : "%";
+	json_t *o = json_pack("{s:o,s:o,s:o}", "share_of_instructions_pct",
+		vl_num(vl_pct(part->insns, all->insns)), "now", vl_num(now), "need",
+		vl_num(need));
+
+	if (isfinite(need))
+		snprintf(txt, n, "%s (%.1f%% of the instructions) would need %.1f%s, runs %.1f%s",
+			who, vl_pct(part->insns, all->insns), need, u, now, u);
+	else if (isnan(need))
+		snprintf(txt, n, "%s ran no classified instruction", who);
+	else
+		snprintf(txt, n, "%s (%.1f%% of the instructions, runs %.1f%s) cannot carry it: "
+			"no value of its own reaches the bound", who, vl_pct(part->insns,
+			all->insns), now, u);
+	json_object_set_new(o, "text", json_string(txt));
+	return o;
+}
+
+/* A missed mix target's quantitative "what moves it": the generated library's value
+ * that would meet it with the rest of the process as measured, and the rest's with the
+ * generated library as measured. NULL when k is not a mix target or nothing was split. */
+static json_t *vl_mix_needs(const struct fl_target *x, int k, double measured,
+	const struct vl_sim *s)
+{
+	static const struct { int t; enum fl_mix_metric mm; } map[] = {
+		{ T_FP, FL_MM_FP }, { T_COND, FL_MM_COND }, { T_CALLRET, FL_MM_CALLRET },
+		{ T_MEM, FL_MM_MEM }, { T_DIV, FL_MM_DIV }, { T_IPTB, FL_MM_IPTB } };
+	const struct vl_row *g = s ? &s->kind[FM_OBJ_GENERATED] : NULL;
+	struct fl_mix rest;
+	char a[256], b[256];
+	double bound;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]) && map[i].t != k; i++)
+		;
+	if (i == sizeof(map) / sizeof(map[0]) || g == NULL || !g->have_mix ||
+		!s->all.have_mix || x->kind == FL_TGT_APPROX)
+		return NULL;
+	bound = x->kind == FL_TGT_MIN ? x->min : x->kind == FL_TGT_MAX ? x->max :
+		measured < x->min ? x->min : x->max;
+	fl_mix_minus(&s->all.mix, &g->mix, &rest);
+	json_t *o = json_pack("{s:f,s:o,s:o}", "bound", bound, "generated",
+		vl_need_side(&s->all.mix, &g->mix, map[i].mm, bound, k == T_IPTB,
+		"the generated library", a, sizeof a), "rest", vl_need_side(&s->all.mix, &rest,
+		map[i].mm, bound, k == T_IPTB, "the rest of the process", b, sizeof b));
+	printf("    to reach %g with the other part as measured: %s; %s\n", bound, a, b);
+	return o;
+}
+
 void vl_print_targets(const struct fl_targets *tg, const struct fl_measured m[T_N],
-	json_t *tj, int *pass, int *fail, int *unm)
+	const struct vl_sim *s, json_t *tj, int *pass, int *fail, int *unm)
 {
 	char t[64], val[32];
 	printf("\n%-38s %-12s %10s  %-13s %s\n", "metric", "target", "measured", "verdict",
@@ -346,13 +402,17 @@ void vl_print_targets(const struct fl_targets *tg, const struct fl_measured m[T_
 			printf("    %s\n", m[k].why);
 		if (v == FL_VERDICT_FAIL && x->knob[0])
 			printf("    what moves it: %s\n", x->knob);
+		json_t *needs = v == FL_VERDICT_FAIL ? vl_mix_needs(x, k, m[k].value, s) : NULL;
 		const struct fl_tgt_source *src = fl_targets_source(tg, x->source);
-		json_array_append_new(tj, json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s}",
+		json_t *row = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s}",
 			"metric", x->metric, "label", x->label, "target", fl_target_str(x, t,
 			sizeof t), "measured", m[k].available ? json_real(m[k].value) : json_null(),
 			"why", m[k].available ? "" : m[k].why, "note", m[k].available ? m[k].why : "",
 			"verdict", fl_verdict_name(v), "path", fl_path_name(m[k].path), "source",
-			src ? src->url : ""));
+			src ? src->url : "");
+		if (needs)
+			json_object_set_new(row, "needs", needs);
+		json_array_append_new(tj, row);
 	}
 }
 

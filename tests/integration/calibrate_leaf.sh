@@ -5,7 +5,9 @@
 #   1. calibrate --leaf --runs 2: exit 0 or 3 (a figure outside its band), the profile
 #      holds the five fitted knobs under leaf_args (--footprint-bytes among them), a
 #      residual for each fitted figure (0 inside its band, the distance to the band
-#      outside), both runs with their measured figures (L1i MPKI a number); each knob of
+#      outside) and its aim (the middle half of the band: the fit stops early only when
+#      every figure of a run is in its aim), both runs with their measured figures (L1i
+#      MPKI a number); each knob of
 #      run 2 did not move away from its band (not down when the share was below it, not up
 #      when above; the footprint up when the MPKI was above its band, down when below; the
 #      zstd fraction also answers the fanout step, the extractors per story the
@@ -73,7 +75,12 @@ assert_eq "$(q '.calibrated.runs[0].measured as $m | $m.l1i_mpki == $m.repeats[0
 mpki=$(q '.calibrated.runs[0].measured.l1i_mpki | if type == "number" then . * 100 | round / 100 else . end')
 case $mpki in null | '' | *[!0-9.e+-]*) fail "run 1's L1i MPKI is not a number: $mpki" ;; esac
 nruns=$(q '.calibrated.runs | length')
-[ "$nruns" = 2 ] || [ "$rc" = 0 ] || fail "runs kept: $nruns, want 2 (or 1 when it fit at once)"
+[ "$nruns" = 2 ] || [ "$(q '.calibrated.runs[0].score')" = 0 ] ||
+	fail "runs kept: $nruns, want 2 (or 1 when run 1 had every figure in its aim)"
+# The aim is the middle half of each band.
+assert_eq "$(q '[.calibrated.residuals[] | select(((.aim[0] - (.lo * 0.75 + .hi * 0.25)) |
+	fabs) < 1e-9 and ((.aim[1] - (.lo * 0.25 + .hi * 0.75)) | fabs) < 1e-9)] | length')" 5 \
+	"aims in the middle half of their bands"
 if [ "$nruns" = 2 ]; then
 	# Each knob moved toward its band: up when the share was below, down when above.
 	# The shares' knobs follow their share; the footprint goes the other way (a larger

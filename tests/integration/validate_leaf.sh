@@ -3,7 +3,8 @@
 # and driver started, a native window and a simulated one (the leaf under callgrind), each
 # holding only whole, successful requests; the per-object, per-pool and (within the
 # generated library) per-pattern Ir add up; every judged figure names its path; nothing
-# unmeasured is a number; SIGTERM stops the service it started.
+# unmeasured is a number; a missed mix target says what the generated library and the rest
+# of the process would each need; SIGTERM stops the service it started.
 # fl-test: retries=1
 FL_WATCHDOG_S=${FL_WATCHDOG_S:-300}
 . "$FL_SRCDIR/tests/integration/common.inc"
@@ -100,6 +101,14 @@ bad=$(q '[.targets[] | select(.path != "simulated" and .path != "native" and .pa
 assert_eq "$bad" 0 "targets with an unnamed path"
 bad=$(q '[.targets[] | select(.measured == null and (.why | length) == 0)] | length')
 assert_eq "$bad" 0 "unmeasured targets without a reason"
+# A missed mix target says what each side would need (the generated library, the rest),
+# and the two sides' shares of the instructions add up to the process.
+bad=$(q '[.targets[] | select(.verdict == "fail" and (.metric | IN("cond_branch_pct",
+	"call_ret_pct", "mem_pct", "insns_per_taken_branch", "scalar_fp_pct", "div_pct"))) |
+	select((.needs.generated.share_of_instructions_pct + .needs.rest.share_of_instructions_pct
+	- 100 | fabs) > 1e-6 or (.needs.generated.text | type) != "string" or
+	(.needs.bound | type) != "number")] | length')
+assert_eq "$bad" 0 "missed mix targets without what each side needs"
 pmu=$(q '.pmu.total.instructions')
 case $pmu in
 'unsupported: '*) ;;
