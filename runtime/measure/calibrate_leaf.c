@@ -10,8 +10,10 @@
  * (t / (1 - t)) / (s / (1 - s)) with the rest held, so every knob takes that step
  * (damped, at most x4) at once and the runs repeat: the shares are coupled through their
  * sum, and the steps shrink as they approach. The fit aims at the middle half of each
- * band (CL_AIM); the run with every share in its aim, or else the smallest squared miss of
- * the aims in band widths, is written.
+ * band (CL_AIM); a run with every figure in its aim is measured again by the next run and
+ * the mean of the two decides (a lucky window cannot stop the fit at an aim's edge); the
+ * knobs with every figure in its aim, or else the smallest squared miss of the aims in
+ * band widths, are written.
  *
  * Unless --hardware, each run also measures the simulated window, and a fifth knob, the
  * generated code's executed footprint (--footprint-bytes), is fitted to L1i MPKI: the
@@ -106,10 +108,11 @@ static const struct fl_cli_opt cl_opts[] = {
 		"each): fit the four CPU-profile knobs, hold the footprint"),
 	FL_OPT_UINT("runs", runs, 1, CL_MAX_RUNS, "N", "12", "validate runs at most, 1..50 (native "
 		"and simulated: about 40 s each near the fitted profile on the default build here, "
-		"minutes at footprints of hundreds of MiB): the fit stops early when every fitted "
-		"figure is in the middle half of its band"),
+		"minutes at footprints of hundreds of MiB): the fit stops early when two runs of "
+		"the same knobs have every fitted figure, as their mean, in the middle half of its "
+		"band"),
 	FL_OPT_FLAG("no-confirm", no_confirm, "no confirmation run: the best run's knobs are "
-		"not measured again"),
+		"not measured again (the fit stops at the first run with every figure in its aim)"),
 	FL_OPT_UINT("repeats", repeats, 1, 10, "K", "1", "native windows per run, 1..10: the "
 		"run's validate, then K-1 validate --hardware windows of the same knobs; each "
 		"CPU-profile share is their mean (its sampling error shrinks as 1/sqrt(K)), L1i "
@@ -168,13 +171,17 @@ static void cl_usage(FILE *fp)
 "until two footprints were measured, within 0.3..3), the calls knob taking out what that\n"
 "step adds to the extraction share. The footprint starts at the start profile's\n"
 "--footprint-bytes, else 2 MiB. The fit aims at the middle half of each band (the aim:\n"
-"a later window's noise then leaves the figure in its band) and stops early when every\n"
-"figure is in its aim; the run closest to every aim (squared miss in band widths) is\n"
-"written as a leaf profile: its leaf_args, and under\n"
+"a later window's noise then leaves the figure in its band). A run with every figure in\n"
+"its aim is measured again by the next run (the same knobs, no step) and judged by the\n"
+"mean of the two: in every aim, the fit stops and that second run is the confirmation\n"
+"run; otherwise it steps on from the mean. The run closest to every aim (squared miss in\n"
+"band widths; a re-measured run's by the mean) is written as a leaf profile: its\n"
+"leaf_args, and under\n"
 "\"calibrated\" the command, host, build, every run's knobs and measured figures, and each\n"
 "target's residual (in the target's unit outside its band, 0 inside). The best run was\n"
-"chosen among noisy runs, so its knobs are then measured once more (the confirmation run;\n"
-"--no-confirm skips it): its figures and residuals are written under\n"
+"chosen among noisy runs, so unless a re-measure confirmed it its knobs are then\n"
+"measured once more (the confirmation run; --no-confirm skips both): its figures and\n"
+"residuals are written under\n"
 "\"calibrated\".\"confirmation\" and set the exit status. With --repeats K every run\n"
 "(and the confirmation) reads each share as the mean of K native windows, so the pick\n"
 "and the steps follow the knobs more than one window's sampling noise.\n"
@@ -576,26 +583,15 @@ static json_t *cl_take(const struct cl_args *a, const char *self, const char *di
 	return mo;
 }
 
-/* The best run was chosen among noisy runs: measure its knobs once more (run n) and
- * return {leaf_args, measured, score, residuals}, or {error} when the run failed; *sc is
- * its squared miss of the aims (NAN when not measured), *inband whether every figure was
- * inside its band. */
-static json_t *cl_confirm(const struct cl_args *a, const char *self, const char *dir, int n,
-	const struct cl_knob *best, int nk, const json_t *base, const double (*band)[2],
-	double *sc, int *inband)
+/* A confirmation from a run of the best knobs (la, mo: references taken) and its figures
+ * m: {leaf_args, measured, score, residuals}, the residuals printed; *sc is its squared
+ * miss of the aims (NAN when not measured), *inband whether every figure was inside its
+ * band. */
+static json_t *cl_confirm_of(json_t *la, json_t *mo, const struct cl_knob *best, int nk,
+	const double *m, const double (*band)[2], double *sc, int *inband)
 {
-	char err[4400];
-	double m[8];
-	json_t *la = cl_leaf_args(best, nk, base), *v, *mo, *c;
+	json_t *c;
 
-	*sc = NAN;
-	mo = cl_take(a, self, dir, n, la, best, nk, m, &v, err, sizeof(err));
-	json_decref(v);
-	if (mo == NULL) {
-		fprintf(stderr, FM_PROG ": confirmation run: %s\n", err);
-		json_decref(la);
-		return json_pack("{s:s}", "error", err);
-	}
 	*sc = cl_score(m, band, nk);
 	*inband = isfinite(*sc) && cl_in_bands(m, band, nk);
 	c = json_pack("{s:o,s:o,s:o}", "leaf_args", la, "measured", mo, "score",
@@ -604,6 +600,28 @@ static json_t *cl_confirm(const struct cl_args *a, const char *self, const char 
 		json_object_set_new(c, "residuals", cl_residuals(best, nk, m, band,
 			"confirmation run (the same knobs measured again):"));
 	return c;
+}
+
+/* The best run was chosen among noisy runs: measure its knobs once more (run n); the
+ * confirmation (cl_confirm_of), or {error} when the run failed. */
+static json_t *cl_confirm(const struct cl_args *a, const char *self, const char *dir, int n,
+	const struct cl_knob *best, int nk, const json_t *base, const double (*band)[2],
+	double *sc, int *inband)
+{
+	char err[4400];
+	double m[8];
+	json_t *la = cl_leaf_args(best, nk, base), *v, *mo;
+
+	*sc = NAN;
+	*inband = 0;
+	mo = cl_take(a, self, dir, n, la, best, nk, m, &v, err, sizeof(err));
+	json_decref(v);
+	if (mo == NULL) {
+		fprintf(stderr, FM_PROG ": confirmation run: %s\n", err);
+		json_decref(la);
+		return json_pack("{s:s}", "error", err);
+	}
+	return cl_confirm_of(la, mo, best, nk, m, band, sc, inband);
 }
 
 int fm_calibrate_leaf_main(int argc, char **argv)
@@ -623,8 +641,9 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 	char err[4400], tpath[4096], self[4200], dir[4096], tmp[256] = "", d1[32];
 	double band[NK][2], best_score = INFINITY, best_m[NK], t0 = fm_now();
 	struct cl_knob best_k[NK];
-	json_t *base = NULL, *runs = json_array(), *out = NULL;
-	int rc = FM_EXIT_RUN, nrun = 0;
+	json_t *base = NULL, *runs = json_array(), *out = NULL, *conf = NULL;
+	int rc = FM_EXIT_RUN, nrun = 0, check = 0, confirmed = 0, cin = 0;
+	double prev_m[NK], conf_m[NK], csc = NAN;
 
 	memset(&tg, 0, sizeof(tg));
 	if (fm_cli_parse(&cl_cli, argc, argv, &a, cl_usage) != 0)
@@ -737,13 +756,47 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 				nrun);
 			break;
 		}
+		if (check) {
+			/* This run measured the last one's knobs again: they are judged by the mean
+			 * of the two, so one lucky window cannot end the fit at an aim's edge. */
+			double pm[NK], psc;
+
+			for (int i = 0; i < nk; i++)
+				pm[i] = (prev_m[i] + m[i]) / 2;
+			psc = cl_score(pm, (const double (*)[2])band, nk);
+			check = 0;
+			memcpy(best_m, pm, sizeof(pm));  /* the last run was the best: its knobs */
+			best_score = psc;
+			json_object_set_new(json_array_get(runs, json_array_size(runs) - 1),
+				"remeasures_run", json_integer(nrun - 1));
+			if (!a.quiet)
+				fprintf(stderr, FM_PROG ": runs %d and %d (the same knobs): mean "
+					"extraction %.1f%%, ranking %.1f%%, compression %.1f%%, encryption "
+					"%.2f%% (miss %.3f)%s\n", nrun - 1, nrun, pm[0], pm[1], pm[2], pm[3],
+					psc, psc == 0 ? ": every figure in its aim" : ": stepping on");
+			if (psc == 0) {
+				confirmed = 1;
+				memcpy(conf_m, m, sizeof(m));
+			}
+			if (psc == 0 || cl_stop_signal)
+				break;
+			cl_step(k, nk, pm, (const double (*)[2])band, nk == NK ? NK - 1 : -1, ffoot,
+				beta);
+			continue;
+		}
 		if (sc < best_score) {
 			best_score = sc;
 			memcpy(best_k, k, sizeof(k));
 			memcpy(best_m, m, sizeof(m));
 		}
-		if (sc == 0 || cl_stop_signal)
+		if (cl_stop_signal || (sc == 0 && a.no_confirm))
 			break;
+		if (sc == 0) {
+			/* In every aim: the next run measures the same knobs again (no step). */
+			check = 1;
+			memcpy(prev_m, m, sizeof(m));
+			continue;
+		}
 		cl_step(k, nk, m, (const double (*)[2])band, nk == NK ? NK - 1 : -1, ffoot, beta);
 	}
 	if (!isfinite(best_score)) {
@@ -753,10 +806,8 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 		goto done;
 	}
 	{
-		json_t *res, *host = fm_host_json(), *build = fm_build_json(), *conf = NULL;
+		json_t *res, *host = fm_host_json(), *build = fm_build_json();
 		char cmd[8192] = FM_PROG;
-		double csc = NAN;
-		int cin = 0;
 
 		for (int i = 0; i < argc; i++) {
 			size_t l = strlen(cmd);
@@ -770,7 +821,15 @@ int fm_calibrate_leaf_main(int argc, char **argv)
 			printf(" --footprint-bytes %.0f", best_k[NK - 1].value);
 		printf("\n");
 		res = cl_residuals(best_k, nk, best_m, (const double (*)[2])band, "");
-		if (!a.no_confirm && !cl_stop_signal) {
+		if (confirmed) {
+			/* The run that measured the best knobs again is their confirmation. */
+			json_t *r = json_array_get(runs, json_array_size(runs) - 1);
+
+			fflush(stdout);
+			conf = cl_confirm_of(json_incref(json_object_get(r, "leaf_args")),
+				json_incref(json_object_get(r, "measured")), best_k, nk, conf_m,
+				(const double (*)[2])band, &csc, &cin);
+		} else if (!a.no_confirm && !cl_stop_signal) {
 			fflush(stdout);
 			conf = cl_confirm(&a, self, dir, (int)json_array_size(runs) + 1, best_k, nk,
 				base, (const double (*)[2])band, &csc, &cin);
