@@ -374,6 +374,8 @@ static void test_mix_need(void **state)
 	/* Calls+returns at most 1.5%: the rest alone has 25 of 1000, so no part can fix it. */
 	assert_true(isinf(fl_mix_need(&all, &gen, FL_MM_CALLRET, 1.5)) &&
 		fl_mix_need(&all, &gen, FL_MM_CALLRET, 1.5) < 0);
+	assert_float_equal(fl_mix_points(&all, &rest, FL_MM_CALLRET), 2.5, 1e-9);
+	assert_true(isnan(fl_mix_points(&all, &rest, FL_MM_IPTB)));
 	/* Instructions per taken branch: 1000 / 12 allows 83.3 taken, the rest takes 80, so
 	 * gen may take 3.33: 90 instructions each. At 18 the rest alone is past it. */
 	assert_float_equal(fl_mix_need(&all, &gen, FL_MM_IPTB, 12), 300 / (1000.0 / 12 - 80),

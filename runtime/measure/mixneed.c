@@ -38,6 +38,16 @@ double fl_mix_metric_value(const struct fl_mix *x, enum fl_mix_metric m)
 	return 100 * c / (double)x->insns;
 }
 
+double fl_mix_points(const struct fl_mix *whole, const struct fl_mix *part,
+	enum fl_mix_metric m)
+{
+	double cap;
+
+	if (m == FL_MM_IPTB || whole->insns == 0)
+		return NAN;
+	return 100 * mm_count(part, m, &cap) / (double)whole->insns;
+}
+
 void fl_mix_minus(const struct fl_mix *a, const struct fl_mix *b, struct fl_mix *out)
 {
 	*out = (struct fl_mix){ 0 };

@@ -19,6 +19,11 @@ enum fl_mix_metric {
  * no branch). */
 double fl_mix_metric_value(const struct fl_mix *x, enum fl_mix_metric m);
 
+/* Part's count of the metric in points of whole's instructions (what it adds to whole's
+ * share); NAN for IPTB or when whole classified no instructions. */
+double fl_mix_points(const struct fl_mix *whole, const struct fl_mix *part,
+	enum fl_mix_metric m);
+
 /* out = a - b over the counts fl_mix_need reads (b a part of a). */
 void fl_mix_minus(const struct fl_mix *a, const struct fl_mix *b, struct fl_mix *out);
 

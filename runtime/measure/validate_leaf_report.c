@@ -326,25 +326,35 @@ void vl_print_pmu(json_t *pmu)
 /* ---- verdicts ---- */
 
 /* One side of a missed mix target: what part (the generated library or the rest of the
- * process) runs now and would need, the other side held as measured. */
+ * process) runs now and would need, the other side (other) held as measured. */
 static json_t *vl_need_side(const struct fl_mix *all, const struct fl_mix *part,
-	enum fl_mix_metric mm, double bound, int iptb, const char *who, char *txt, size_t n)
+	const struct fl_mix *other, enum fl_mix_metric mm, double bound, const char *who,
+	char *txt, size_t n)
 {
 	double now = fl_mix_metric_value(part, mm), need = fl_mix_need(all, part, mm, bound);
-	const char *u = iptb ? "" : "%";
-	json_t *o = json_pack("{s:o,s:o,s:o}", "share_of_instructions_pct",
-		vl_num(vl_pct(part->insns, all->insns)), "now", vl_num(now), "need",
-		vl_num(need));
+	double share = vl_pct(part->insns, all->insns);
+	int iptb = mm == FL_MM_IPTB;
+	const char *u = iptb ? " instructions per taken branch" : "%";
+	json_t *o = json_pack("{s:o,s:o,s:o,s:b}", "share_of_instructions_pct",
+		vl_num(share), "now", vl_num(now), "need", vl_num(need), "reachable",
+		isfinite(need));
 
 	if (isfinite(need))
 		snprintf(txt, n, "%s (%.1f%% of the instructions) would need %.1f%s, runs %.1f%s",
-			who, vl_pct(part->insns, all->insns), need, u, now, u);
+			who, share, need, u, now, u);
 	else if (isnan(need))
 		snprintf(txt, n, "%s ran no classified instruction", who);
-	else
+	else if (iptb)
 		snprintf(txt, n, "%s (%.1f%% of the instructions, runs %.1f%s) cannot carry it: "
-			"no value of its own reaches the bound", who, vl_pct(part->insns,
-			all->insns), now, u);
+			"the other part's taken branches alone are more than the bound allows", who,
+			share, now, u);
+	else if (need < 0)
+		snprintf(txt, n, "%s (%.1f%% of the instructions, runs %.1f%%) cannot carry it: "
+			"the other part alone adds %.2f points, past the bound", who, share, now,
+			fl_mix_points(all, other, mm));
+	else
+		snprintf(txt, n, "%s (%.1f%% of the instructions, runs %.1f%%) cannot carry it: "
+			"the bound needs more than all of its instructions", who, share, now);
 	json_object_set_new(o, "text", json_string(txt));
 	return o;
 }
@@ -373,10 +383,11 @@ static json_t *vl_mix_needs(const struct fl_target *x, int k, double measured,
 		measured < x->min ? x->min : x->max;
 	fl_mix_minus(&s->all.mix, &g->mix, &rest);
 	json_t *o = json_pack("{s:f,s:o,s:o}", "bound", bound, "generated",
-		vl_need_side(&s->all.mix, &g->mix, map[i].mm, bound, k == T_IPTB,
+		vl_need_side(&s->all.mix, &g->mix, &rest, map[i].mm, bound,
 		"the generated library", a, sizeof a), "rest", vl_need_side(&s->all.mix, &rest,
-		map[i].mm, bound, k == T_IPTB, "the rest of the process", b, sizeof b));
-	printf("    to reach %g with the other part as measured: %s; %s\n", bound, a, b);
+		&g->mix, map[i].mm, bound, "the rest of the process", b, sizeof b));
+	printf("    to reach %g%s with the other part as measured: %s; %s\n", bound,
+		k == T_IPTB ? "" : "%", a, b);
 	return o;
 }
 
