@@ -68,7 +68,7 @@ cmocka_skips() {
 # the skip parser reads).
 units="test_template test_asm_clone test_obj_clone test_helpers test_dispatch test_verify test_library
 	test_wire test_sampler test_corpus test_session test_overheads test_story_proc test_dlrm
-	test_deadline test_pipeline test_mock_shape test_mock_methods test_tls test_hist
+	test_deadline test_pipeline test_model_inputs test_mock_shape test_mock_methods test_tls test_hist
 	test_schedule test_reqgen test_driver_report test_cputime test_memacct test_pmu test_meter test_ranker_queue
 	test_fanout_slots test_osfile test_process test_net test_cgparse test_disasm test_mix
 	test_run_search test_run_host test_run_result test_run_remote test_targets test_objects test_leafwin test_calib_foot test_leafprofile test_profile test_dis_cs test_cli"

@@ -117,12 +117,12 @@ static const struct fl_cli_opt cl_opts[] = {
 		"run's validate, then K-1 validate --hardware windows of the same knobs; each "
 		"CPU-profile share is their mean (its sampling error shrinks as 1/sqrt(K)), L1i "
 		"MPKI the one simulated window's (its requests are seeded: it repeats). Against "
-		"the best-of-noisy-runs pick: near the fit, one 10 s window at validate's 4999 Hz "
-		"reads a ~3.5% share to +-0.36 points (95%)"),
+		"the best-of-noisy-runs pick: near the fit, one 10 s window at validate's 19999 Hz "
+		"reads a ~3.5% share to +-0.15 points (95%)"),
 	FL_OPT_REAL("qps", qps, 0.1, 100000, "R", "40", "validate's native rate "
 		"(requests/s; the default build's fitted profile costs ~5 ms of leaf CPU a request "
-		"on this host kind, 12-07, so 40 qps fills a 10 s window with ~10,000 perf "
-		"samples at validate's --perf-hz 4999, 5 qps with ~1,250)",
+		"on this host kind, 12-07, so 40 qps fills a 10 s window with ~60,000 perf "
+		"samples at validate's --perf-hz 19999, 5 qps with ~7,500)",
 		.section = "each run (validate)"),
 	FL_OPT_REAL("window", window_s, 1, 86400, "S", "10", "its measured window (seconds; "
 		"with --repeats K a run's shares come from K x S seconds of samples)"),

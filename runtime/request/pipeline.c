@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "dlrm.h"
 #include "errbuf.h"
+#include "model_inputs.h"
 #include "fl_extract.h"
 #include "frontload.pb-c.h"
 #include "murmur.h"
@@ -295,53 +296,9 @@ out:
 	return rc;
 }
 
-/* Signed log scaling of a Q16.16 sum, as DLRM preprocesses counts: log1p(|x|), sign kept. */
-static float pipe_log_feature(int64_t q16)
-{
-	double x = (double)q16 / 65536.0;
-
-	return (float)(x < 0 ? -log1p(-x) : log1p(x));
-}
-
-/* The sink after one story's extractors becomes that story's model inputs and processor
- * features: dense slots folded into 13 (slot mod 13) and 16 (slot mod 16) sums, sparse
- * entries dealt round-robin into 26 hashes seeded by the story hash, each taken mod rows. */
-static void pipe_features(const struct fl_sink *sk, uint64_t story_hash, uint32_t rows,
-	float *dense, uint32_t *sparse, float *feat)
-{
-	int64_t acc13[FL_DLRM_DENSE] = { 0 };
-	int64_t acc16[FL_SP_FEAT] = { 0 };
-	uint64_t h[FL_DLRM_SPARSE];
-	uint32_t nsparse = sk->nsparse < FL_SPARSE_CAP ? sk->nsparse : FL_SPARSE_CAP;
-	unsigned m = 0;
-
-	for (uint32_t j = 0; j < FL_DENSE_SLOTS; j++) {
-		int32_t v = sk->dense[j];
-
-		acc16[j & (FL_SP_FEAT - 1u)] += v;
-		acc13[m] += v;
-		m = m + 1u == FL_DLRM_DENSE ? 0 : m + 1u;
-	}
-	for (unsigned i = 0; i < FL_DLRM_DENSE; i++)
-		dense[i] = pipe_log_feature(acc13[i]);
-	for (unsigned i = 0; i < FL_SP_FEAT; i++)
-		feat[i] = pipe_log_feature(acc16[i]);
-	for (unsigned t = 0; t < FL_DLRM_SPARSE; t++)
-		h[t] = story_hash + (uint64_t)(t + 1u) * 0x9e3779b97f4a7c15ull;
-	m = 0;
-	for (uint32_t e = 0; e < nsparse; e++) {
-		uint64_t v = (uint64_t)sk->sparse[e].id << 32 | (uint32_t)sk->sparse[e].score;
-
-		h[m] = fl_rng_mix64(h[m] ^ v);
-		m = m + 1u == FL_DLRM_SPARSE ? 0 : m + 1u;
-	}
-	for (unsigned t = 0; t < FL_DLRM_SPARSE; t++)
-		sparse[t] = (uint32_t)(fl_rng_mix64(h[t]) % rows);
-}
-
 /* Stage 3: run the extractors over each story and derive its features. The extractors'
  * time is charged to the extract stage and the features' to the rank stage, story by story
- * from *m: the model's input is ranking work (profile_categories.txt counts pipe_features
+ * from *m: the model's input is ranking work (profile_categories.txt counts fl_inputs_*
  * there), so the stage clock and the CPU profile split the same code the same way. */
 static int pipe_extract(struct fl_worker *wk, struct fl_work *w, size_t n,
 	struct pipe_mark *m)
@@ -369,7 +326,7 @@ static int pipe_extract(struct fl_worker *wk, struct fl_work *w, size_t n,
 		sp->body_len = st->body.len;
 		sp->score = 0.0f;
 		pipe_charge(wk, w, FL_STAGE_EXTRACT, m);
-		pipe_features(wk->ctx->sink, hash, rows, wk->dense + i * FL_DLRM_DENSE,
+		fl_inputs_story(wk->ctx->sink, hash, rows, wk->dense + i * FL_DLRM_DENSE,
 			wk->sparse + i * FL_DLRM_SPARSE, sp->feat);
 		pipe_charge(wk, w, FL_STAGE_RANK, m);
 	}
