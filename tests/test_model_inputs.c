@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "dlrm.h"
-#include "model_inputs.h"
 #include "fl_extract.h"
+#include "model_inputs.h"
 #include "rng.h"
 #include "story_proc.h"
 

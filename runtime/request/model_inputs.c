@@ -3,8 +3,8 @@
 #include <stdint.h>
 
 #include "dlrm.h"
-#include "model_inputs.h"
 #include "fl_extract.h"
+#include "model_inputs.h"
 #include "rng.h"
 #include "story_proc.h"
 

@@ -50,7 +50,7 @@ libs="$(pkg-config --libs libevent libzstd libprotobuf-c jansson openssl) -lm -l
 srcs_frame="tests/fuzz/fuzz_frame.c runtime/common/wire.c runtime/common/zcodec.c
 	runtime/common/corpus.c runtime/common/corpus_text.c runtime/common/corpus_records.c
 	runtime/common/murmur.c runtime/common/sampler.c
-	runtime/request/pipeline.c runtime/request/overheads.c runtime/request/dlrm.c
+	runtime/request/pipeline.c runtime/request/model_inputs.c runtime/request/overheads.c runtime/request/dlrm.c
 	runtime/request/story_proc.c runtime/request/session.c runtime/request/stages.c runtime/extract/dispatch.c
 	templates/helpers.c proto"
 srcs_mock="tests/fuzz/fuzz_mock.c runtime/mock/mock_methods.c runtime/mock/mock_shape.c
