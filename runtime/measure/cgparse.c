@@ -44,6 +44,8 @@ struct cg_file {
 	uint64_t pend_exec;         /* jcnd executed */
 	int pend_jcnd;              /* pending jump is a jcnd */
 	uint64_t pend_line;         /* line of the calls=/jump line, for EOF errors */
+	int after_call;             /* the previous line was a call's inclusive cost line */
+	uint64_t call_addr;         /* ...at this instr position */
 };
 
 /* "name:line: " and the message into the caller's err; -1. */
@@ -54,6 +56,7 @@ void fl_cg_init(struct fl_cg *cg)
 {
 	memset(cg, 0, sizeof *cg);
 	cg->ir_event = -1;
+	cg->bi_event = -1;
 	for (int i = 0; i < 4; i++)
 		cg->miss_event[i] = -1;
 }
@@ -391,6 +394,7 @@ static int cg_events(struct cg_file *f, char *v)
 			if (!(cg->events[i] = strdup(names[i])))
 				return cg_fail(f, "out of memory");
 		cg->ir_event = fl_cg_event(cg, "Ir");
+		cg->bi_event = fl_cg_event(cg, "Bi");
 		static const char *const miss[4] = { "I1mr", "ILmr", "Bcm", "Bim" };
 		for (int i = 0; i < 4; i++)
 			cg->miss_event[i] = fl_cg_event(cg, miss[i]);
@@ -499,12 +503,26 @@ static int cg_cost_line(struct cg_file *f, const char *p)
 	if (f->instr_col >= 0 && !(e = cg_upsert(f, pos[f->instr_col])))
 		return -1;
 	enum cg_pending pend = f->pending;
+	int after_call = f->after_call;
 	f->pending = CG_PEND_NONE;
+	f->after_call = 0;
 	if (pend == CG_PEND_CALL) {
 		/* Inclusive cost of the call: counted in the callee's own lines already. */
-		if (e)
+		if (e) {
 			e->calls += f->pend_count;
+			f->after_call = 1;
+			f->call_addr = e->addr;
+		}
 		return 0;
+	}
+	if (after_call && e && e->addr == f->call_addr && pend == CG_PEND_NONE) {
+		/* A self cost right after a call's inclusive cost, at the call's own position:
+		 * the PLT stub the call went through (callgrind --skip-plt=yes, its default,
+		 * charges skipped code to the call site). */
+		if (cg->ir_event >= 0)
+			e->plt_ir += f->cost[cg->ir_event];
+		if (cg->bi_event >= 0)
+			e->plt_jumps += f->cost[cg->bi_event];
 	}
 	if (pend == CG_PEND_JUMP && e) {
 		if (f->pend_jcnd) {

@@ -18,6 +18,10 @@
  *           Order checked on valgrind 3.19: a loop branch taken 9 of 10 times is written
  *           `jcnd=9/10`, although the manual's prose names the executed count first.
  * Jump and call target positions are relative to the previous cost line and do not move it.
+ * A cost line at a call's own position right after its inclusive line is the cost of the
+ * PLT stub the call went through: callgrind (--skip-plt=yes, the default) charges skipped
+ * code to the call site. It is a self cost like any other, and is also kept apart per
+ * address (plt_ir, plt_jumps) so that a mix does not count stub instructions as calls.
  *
  * Per-address data needs `positions: instr` (callgrind --dump-instr=yes); jump data needs
  * --collect-jumps=yes. Callgrind writes an instruction's address minus its object's load
@@ -43,6 +47,8 @@ struct fl_cg_insn {
 	uint64_t jcnd_taken; /* jcnd= lines from here: times taken, summed */
 	uint64_t jumps;      /* jump= lines from here: transfers, summed over targets */
 	uint64_t calls;      /* calls= lines from here: calls, summed over callees */
+	uint64_t plt_ir;     /* part of ir that is PLT-stub code charged here (see above) */
+	uint64_t plt_jumps;  /* its indirect jumps (Bi event; 0 without --branch-sim=yes) */
 	uint32_t obj;        /* index into fl_cg.objs, or FL_CG_NO_OBJ */
 	uint32_t njcnd;      /* number of jcnd= lines seen for this address */
 	/* Self misses here, where the file has the event (else 0), saturating at UINT32_MAX:
@@ -60,6 +66,7 @@ struct fl_cg {
 	int has_declared;         /* some file had a summary: or totals: line */
 	int has_instr;            /* positions include instr: insns[] is meaningful */
 	int ir_event;             /* index of "Ir" in events, or -1 */
+	int bi_event;             /* index of "Bi" (indirect branches) in events, or -1 */
 	int miss_event[4];        /* indices of I1mr, ILmr, Bcm, Bim in events, or -1 */
 	char **objs;              /* object names from ob=/cob= (as written by callgrind) */
 	uint32_t nobjs;           /* entries in objs */

@@ -155,6 +155,18 @@ static void mix_add(struct fl_mix *m, struct fl_dis_class c, uint64_t n)
 		m->other += n;
 }
 
+/* PLT-stub code callgrind charged to a call site (cgparse.h): each stub ends in one
+ * indirect jump through the GOT (a load), counted by the Bi event; the stub's other
+ * instructions (endbr64, mold's mov $index,%r11d) are plain. Without Bi every stub
+ * instruction counts as a jump (GNU ld's stub is the jump alone). */
+static void mix_plt(struct fl_mix *m, const struct fl_cg_insn *e)
+{
+	uint64_t jumps = e->plt_jumps && e->plt_jumps <= e->plt_ir ? e->plt_jumps : e->plt_ir;
+	mix_add(m, fl_dis_classify("jmp", "*0x0(%rip)"), jumps);
+	mix_add(m, fl_dis_classify("nop", ""), e->plt_ir - jumps);
+	m->plt_ir += e->plt_ir;
+}
+
 int fl_mix_compute(struct fl_mix *m, const struct fl_cg *cg, struct fl_mix_obj *objs,
 	size_t nobjs, char *err, size_t errlen)
 {
@@ -194,7 +206,12 @@ int fl_mix_compute(struct fl_mix *m, const struct fl_cg *cg, struct fl_mix_obj *
 			m->unmatched_ir += e->ir;
 			continue;
 		}
-		mix_add(m, d->cls, d->cls.rep_string ? mix_rep_execs(m, e, d->cls) : e->ir);
+		if (e->plt_ir && e->plt_ir <= e->ir && !d->cls.rep_string) {
+			mix_add(m, d->cls, e->ir - e->plt_ir);
+			mix_plt(m, e);
+		} else {
+			mix_add(m, d->cls, d->cls.rep_string ? mix_rep_execs(m, e, d->cls) : e->ir);
+		}
 		if (d->cls.flow == FL_DIS_COND)
 			m->cond_taken += e->jcnd_taken;
 		else if (e->njcnd && !d->cls.rep_string)
@@ -241,6 +258,10 @@ void fl_mix_print(const struct fl_mix *m, FILE *out)
 	else
 		fprintf(out, "  rep string correction: not applied (no classification): rates "
 			"per valgrind Ir\n");
+	if (m->plt_ir)
+		fprintf(out, "  PLT stubs: %llu instructions callgrind charged to call sites, "
+			"classified as their GOT jumps and plain instructions (not calls)\n",
+			(unsigned long long)m->plt_ir);
 	fprintf(out, "  %-22s %14s %8s\n", "class", "count", "share");
 	mix_row(out, "conditional branch", m->cond, t);
 	fprintf(out, "  %-22s %14llu %7.2f%% of conditional\n", "  taken",

@@ -20,6 +20,14 @@
  * jcnd data (no --collect-jumps) cannot be corrected: its Ir is kept and counted in
  * rep_uncorrected_ir.
  *
+ * PLT stubs: callgrind (--skip-plt=yes, its default) charges a stub's instructions to the
+ * call (or tail-call jmp) that went through it, at the call's address (cgparse.h keeps them
+ * apart as plt_ir). They are classified as what they are, one indirect jump through the
+ * GOT per stub (the Bi event counts them) and plain instructions for the rest (endbr64;
+ * mold's mov $index,%r11d), never as calls: counted as the call, they had added ~1 point of
+ * near calls+returns and ~1.6 M taken branches to a validate window of 325 M instructions
+ * (default build, 2026-12-07).
+ *
  * Shares are of classified instructions (insns). Taken branches = taken conditional
  * branches (from jcnd=, so callgrind needs --collect-jumps=yes) + all executed jumps,
  * calls and returns. Rates per kilo-instruction use the file's Ir total (all collected
@@ -69,6 +77,9 @@ struct fl_mix {
 	uint64_t rep_removed_stores; /* ... writing memory (movs: both). With rep_ir_removed
 	                              * they give the mix as valgrind's Ir counts it, for
 	                              * comparison with uncorrected figures */
+	uint64_t plt_ir;         /* PLT-stub instructions callgrind charged to call sites
+	                          * (cgparse.h), classified as their jumps and plain
+	                          * instructions, not as the call at that address */
 	int rep_corrected;       /* 1: the rep correction ran (instructions were classified);
 	                          * 0: ir_hw = ir_total, uncorrected (fl_mix_rates alone) */
 	uint64_t cond;           /* conditional branches executed */

@@ -63,6 +63,7 @@ json_t *fm_mix_json(const struct fm_sim *s)
 	json_object_set_new(o, "ir", json_integer((json_int_t)s->ir));
 	json_object_set_new(o, "instructions", json_integer((json_int_t)x->ir_hw));
 	json_object_set_new(o, "rep_ir_removed", json_integer((json_int_t)x->rep_ir_removed));
+	json_object_set_new(o, "plt_stub_insns", json_integer((json_int_t)x->plt_ir));
 	json_object_set_new(o, "rep_ir_removed_pct", fm_num_or_null(fm_pct(x->rep_ir_removed,
 		x->ir_total)));
 	json_object_set_new(o, "rep_executions", json_integer((json_int_t)x->rep_execs));

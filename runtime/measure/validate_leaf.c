@@ -256,10 +256,12 @@ int fm_validate_leaf_main(int argc, char **argv)
 	if (have_sim) {
 		const struct fl_mix *x = &vs.all.mix;
 		printf("\nsimulated window (path simulated; per 1000 instructions: Ir less %llu "
-			"rep string iterations = %llu instructions; %.1f%% classified by %s in %.1f s, "
-			"objects: %s):\n", (unsigned long long)x->rep_ir_removed,
-			(unsigned long long)x->ir_hw, 100 * vs.classified_share, a.objdump ? "objdump" :
-			"Capstone", vs.dis_s, vs.objects);
+			"rep string iterations = %llu instructions, %llu of them in PLT stubs, counted "
+			"as their jumps, not as the calls callgrind charges them to; %.1f%% classified "
+			"by %s in %.1f s, objects: %s):\n", (unsigned long long)x->rep_ir_removed,
+			(unsigned long long)x->ir_hw, (unsigned long long)x->plt_ir,
+			100 * vs.classified_share, a.objdump ? "objdump" : "Capstone", vs.dis_s,
+			vs.objects);
 		vl_rows_head("object");
 		vl_row_print(&vs.all, &vs.all, sreq);
 		uint64_t sum = 0;

@@ -55,7 +55,7 @@ json_t *vl_row_json(const struct vl_row *r, const struct vl_row *all, double req
 	struct vl_shares s = vl_shares_of(r);
 	const struct fl_mix *x = &r->mix;
 	return json_pack("{s:s,s:I,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-		"s:o,s:o}",
+		"s:o,s:o,s:o}",
 		"name", r->name, "ir", (json_int_t)r->ir,
 		"ir_pct", vl_num(vl_pct(r->ir, all->ir)),
 		"ir_per_request", vl_num(reqs > 0 ? (double)r->ir / reqs : NAN),
@@ -70,7 +70,8 @@ json_t *vl_row_json(const struct vl_row *r, const struct vl_row *all, double req
 		"div_pct", vl_num(s.div), "insns_per_taken_branch", vl_num(s.iptb),
 		"classified_pct", vl_num(r->have_mix ? vl_pct(x->insns, x->ir_hw) : NAN),
 		"rep_ir_removed", r->have_mix ? json_integer((json_int_t)x->rep_ir_removed) :
-			json_null());
+			json_null(),
+		"plt_stub_insns", r->have_mix ? json_integer((json_int_t)x->plt_ir) : json_null());
 }
 
 static const char *vl_f(double v, const char *fmt, char *buf)
