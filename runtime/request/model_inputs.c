@@ -21,6 +21,7 @@ void fl_inputs_fold_dense(const int32_t *slot, uint32_t *in13, uint32_t *in16)
 	uint32_t j = 0;
 
 	for (; j + FEAT_FOLD <= FL_DENSE_SLOTS; j += FEAT_FOLD)
+		#pragma GCC unroll 4
 		for (uint32_t i = 0; i < FEAT_FOLD; i++)
 			col[i] += (uint32_t)slot[j + i];
 	for (uint32_t i = 0; j + i < FL_DENSE_SLOTS; i++)
