@@ -274,13 +274,32 @@ static const char rep_cg[] =
 	"0x1160 50\n"
 	"+2 50\n";
 
+/* The mix of callgrind text cg over one object "prog" disassembled from objdump text. */
+static void mix_of_text(const char *cg_text, size_t cg_len, const char *objdump, size_t od_len,
+	struct fl_cg *cg, struct fl_dis *d, struct fl_mix *m)
+{
+	char err[256];
+
+	fl_cg_init(cg);
+	if (parse_text(cg, cg_text, cg_len, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	fl_dis_init(d);
+	FILE *f = fmemopen((void *)objdump, od_len, "r");
+	assert_non_null(f);
+	if (fl_dis_parse_stream(d, f, "prog", err, sizeof err) != 0)
+		fail_msg("%s", err);
+	fclose(f);
+	struct fl_mix_obj obj = { .dis = d, .ob_name = "prog" };
+	if (fl_mix_compute(m, cg, &obj, 1, err, sizeof err) != 0)
+		fail_msg("%s", err);
+}
+
 static void test_mix_rep(void **state)
 {
 	(void)state;
 	struct fl_cg cg;
 	struct fl_dis d;
 	struct fl_mix m;
-	char err[256];
 
 	assert_true(fl_dis_classify("rep movsb", "%ds:(%rsi),%es:(%rdi)").rep_string);
 	assert_true(fl_dis_classify("repz cmpsb", "%es:(%rdi),%ds:(%rsi)").rep_string);
@@ -292,18 +311,7 @@ static void test_mix_rep(void **state)
 	assert_false(fl_dis_classify("movsd", "%xmm1,%xmm0").rep_string);
 	assert_false(fl_dis_classify("rep bsf", "%eax,%ecx").rep_string);
 
-	fl_cg_init(&cg);
-	if (parse_text(&cg, rep_cg, sizeof rep_cg - 1, err, sizeof err) != 0)
-		fail_msg("%s", err);
-	fl_dis_init(&d);
-	FILE *f = fmemopen((void *)rep_objdump, sizeof rep_objdump - 1, "r");
-	assert_non_null(f);
-	if (fl_dis_parse_stream(&d, f, "rep", err, sizeof err) != 0)
-		fail_msg("%s", err);
-	fclose(f);
-	struct fl_mix_obj obj = { .dis = &d, .ob_name = "prog" };
-	if (fl_mix_compute(&m, &cg, &obj, 1, err, sizeof err) != 0)
-		fail_msg("%s", err);
+	mix_of_text(rep_cg, sizeof rep_cg - 1, rep_objdump, sizeof rep_objdump - 1, &cg, &d, &m);
 	assert_int_equal(m.ir_total, 1155);
 	assert_int_equal(m.rep_ir, 1060);
 	assert_int_equal(m.rep_execs, 60);
@@ -390,21 +398,9 @@ static void test_mix_plt(void **state)
 	struct fl_cg cg;
 	struct fl_dis d;
 	struct fl_mix m;
-	char err[256];
 
-	fl_cg_init(&cg);
-	if (parse_text(&cg, plt_cg, sizeof plt_cg - 1, err, sizeof err) != 0)
-		fail_msg("%s", err);
+	mix_of_text(plt_cg, sizeof plt_cg - 1, plt_objdump, sizeof plt_objdump - 1, &cg, &d, &m);
 	assert_int_equal(cg.totals[cg.ir_event], 5 + 5 + 15 + 5 + 5 + 4 + 4 + 9);
-	fl_dis_init(&d);
-	FILE *f = fmemopen((void *)plt_objdump, sizeof plt_objdump - 1, "r");
-	assert_non_null(f);
-	if (fl_dis_parse_stream(&d, f, "plt", err, sizeof err) != 0)
-		fail_msg("%s", err);
-	fclose(f);
-	struct fl_mix_obj obj = { .dis = &d, .ob_name = "prog" };
-	if (fl_mix_compute(&m, &cg, &obj, 1, err, sizeof err) != 0)
-		fail_msg("%s", err);
 	assert_int_equal(m.insns, 52);
 	assert_int_equal(m.plt_ir, 19);
 	assert_int_equal(m.call, 5);            /* the call instruction's own 5, not 20 */
