@@ -191,7 +191,20 @@ const uint32_t *fl_hmap_find(const struct fl_ctx *ctx, uint64_t key);
  * universe has FL_KEY_UNIVERSE keys). The map holds each universe key with probability
  * hit_q16 / 65536, so a lookup of fl_key_of(random) hits at that rate. */
 #define FL_KEY_UNIVERSE 65536u
-uint64_t fl_key_of(uint32_t sel);
+#define FL_KEY_OFFSET 0x6a09e667f3bcc909ull  /* moves selector 0 off input 0 */
+/* Inline, as a production key hash (a few multiplies) is: the map's find chain below is
+ * the shared call, not the key. The key is splitmix64's output finaliser of (low 16 bits
+ * + FL_KEY_OFFSET): the inputs are 65536 distinct non-zero words (the offset plus 65535
+ * does not wrap) and the finaliser is a bijection fixing only 0, so the universe keys are
+ * distinct and never 0 (0 marks an empty slot). */
+static inline uint64_t fl_key_of(uint32_t sel)
+{
+	uint64_t z = (uint64_t)(sel & (FL_KEY_UNIVERSE - 1u)) + FL_KEY_OFFSET;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
 
 /* Validate a story word range: returns nonzero when words [first, first+n) look sane
  * (not all zero, no 0xFFFFFFFF sentinel). */

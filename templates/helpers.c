@@ -2,7 +2,7 @@
  *
  * Generated extractors call these as real, non-inlined functions (patterns/README.md rule
  * 5): the hash-map find is a chain of four calls (fl_hmap_find -> hmap_lookup -> hmap_probe
- * -> hmap_slot_match, with hmap_hash beside the probe), so a profile shows shared code
+ * -> hmap_slot_match, the slot hash inline in the lookup), so a profile shows shared code
  * beside the unique generated code. Everything here is integer-only and keeps no global mutable
  * state; the runtime builds the map (fl_hmap_build) and hands it over in the context.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fl_extract.h"
-#include "rng.h"   /* splitmix64 (header-only): the map builder's stream and the key mix */
+#include "rng.h"   /* splitmix64 (header-only): the map builder's stream and the slot hash */
 
 /* A helper that must stay a real call: never inlined, never cloned into a specialised
  * copy (IPA-SRA and constant propagation would otherwise fold arguments away). */
@@ -18,21 +18,12 @@
 
 #define HMAP_SLOTS (2u * FL_KEY_UNIVERSE)   /* slots in a built map: load factor <= 1/2 */
 #define HMAP_MISS UINT32_MAX                /* hmap_probe: key absent */
-#define KEY_OFFSET 0x6a09e667f3bcc909ull    /* fl_key_of: moves selector 0 off input 0 */
 #define HASH_SALT 0xbb67ae8584caa73bull     /* hmap_hash: decorrelates slot from key bits */
-
-/* Key of selector sel: the finaliser of (sel's low 16 bits + KEY_OFFSET). The inputs are
- * 65536 distinct non-zero words (KEY_OFFSET + 65535 does not wrap), so the universe keys
- * are distinct and, the finaliser fixing only 0, never 0 (0 marks an empty slot). */
-HELPER_NOINLINE uint64_t fl_key_of(uint32_t sel)
-{
-	return fl_rng_mix64((uint64_t)(sel & (FL_KEY_UNIVERSE - 1u)) + KEY_OFFSET);
-}
 
 /* Slot hash of key, before masking. Keys are already mixed, but a second mix keeps the
  * slot independent of the key's own bits (a caller may hand in any 64-bit key, such as a
- * qkey). Level 3 of the find chain. */
-static HELPER_NOINLINE uint32_t hmap_hash(uint64_t key)
+ * qkey). Inline in the lookup, as a hash map's hasher is: the chain's calls are below. */
+static inline uint32_t hmap_hash(uint64_t key)
 {
 	uint64_t h = fl_rng_mix64(key ^ HASH_SALT);
 

@@ -43,13 +43,16 @@ static void *tls_malloc(size_t n, const char *file, int line)
 	return p;
 }
 
+/* NULL returns at once: OpenSSL 3's ERR_clear_error frees each of its 16 error slots, most
+ * of them empty, once per record read or written. */
 static void tls_free(void *p, const char *file, int line)
 {
 	(void)file;
 	(void)line;
-	if (p != NULL)
-		atomic_fetch_sub_explicit(&tls_heap, (long long)malloc_usable_size(p),
-			memory_order_relaxed);
+	if (p == NULL)
+		return;
+	atomic_fetch_sub_explicit(&tls_heap, (long long)malloc_usable_size(p),
+		memory_order_relaxed);
 	free(p);
 }
 

@@ -37,7 +37,8 @@ static uint32_t wire_get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint64_t wire_get64(const uint8_t *p)
+/* inline: fl_hdr_decode reads three of these per frame, and gcc would keep it a call. */
+static inline uint64_t wire_get64(const uint8_t *p)
 {
 	return (uint64_t)wire_get32(p) << 32 | wire_get32(p + 4);
 }
@@ -94,14 +95,21 @@ int fl_hdr_decode(const uint8_t in[FL_WIRE_HDR_BYTES], struct fl_frame_hdr *h,
 	return FL_WIRE_FRAME;
 }
 
-int fl_wire_peek(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr *h)
+/* fl_wire_peek with the buffer's length already read (have), so a pull asks libevent once. */
+static int wire_peek(struct evbuffer *in, size_t have, uint32_t max_payload,
+	struct fl_frame_hdr *h)
 {
 	uint8_t raw[FL_WIRE_HDR_BYTES];
 
-	if (evbuffer_get_length(in) < FL_WIRE_HDR_BYTES ||
+	if (have < FL_WIRE_HDR_BYTES ||
 	    evbuffer_copyout(in, raw, sizeof(raw)) != (ev_ssize_t)sizeof(raw))
 		return FL_WIRE_NEED_MORE;
 	return fl_hdr_decode(raw, h, max_payload);
+}
+
+int fl_wire_peek(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr *h)
+{
+	return wire_peek(in, evbuffer_get_length(in), max_payload, h);
 }
 
 /* The header is judged as soon as its 40 bytes are in, before any wait for the payload,
@@ -117,7 +125,7 @@ int fl_wire_pull(struct evbuffer *in, uint32_t max_payload, struct fl_frame_hdr 
 	int rc;
 
 	*payload = NULL;
-	rc = fl_wire_peek(in, max_payload, h);
+	rc = wire_peek(in, have, max_payload, h);
 	if (rc != FL_WIRE_FRAME)
 		return rc;
 	plen = h->payload_len;

@@ -71,6 +71,8 @@ struct io_conn {
 	size_t buffered;             /* input + output bytes at its last event (conn_note) */
 	int head_judged;             /* the request at the input's front passed its header
 	                                check (conn_judge_head); cleared when it is taken */
+	int frame_wm;                /* the input's low watermark holds back the read callback
+	                                until the judged request is whole (conn_wait_frame) */
 	uint64_t skip_left;          /* payload bytes of a shed request still to drop */
 	struct event *skip_ev;       /* plain TCP: drops them in the kernel (conn_skip_cb) */
 	struct io_conn *prev, *next; /* the thread's list of live connections */
@@ -268,6 +270,24 @@ static int conn_bad_prefix(struct evbuffer *in)
 	uint8_t head[4];
 	ev_ssize_t n = evbuffer_copyout(in, head, sizeof(head));
 	return n > 0 && memcmp(head, magic, (size_t)n) != 0;
+}
+
+/* The judged request at the input's front is not whole yet: ask libevent to hold the read
+ * callback until it is, instead of waking for every TLS record or segment of a large
+ * request (each wake re-reads and re-judges the header). */
+static void conn_wait_frame(struct io_conn *c, const struct fl_frame_hdr *h)
+{
+	bufferevent_setwatermark(c->bev, EV_READ, FL_WIRE_HDR_BYTES + (size_t)h->payload_len, 0);
+	c->frame_wm = 1;
+}
+
+/* The awaited request was taken: wake for any byte again (headers, PINGs, bad prefixes). */
+static void conn_frame_taken(struct io_conn *c)
+{
+	if (!c->frame_wm)
+		return;
+	bufferevent_setwatermark(c->bev, EV_READ, 0, 0);
+	c->frame_wm = 0;
 }
 
 static void io_job_done(struct fl_job *job);
@@ -543,8 +563,11 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 		if (rc == FL_WIRE_NEED_MORE) {
 			if (conn_bad_prefix(in))
 				conn_bad_frame(c, FL_WIRE_BAD_MAGIC);
+			else if (c->head_judged)
+				conn_wait_frame(c, &h);
 			break;
 		}
+		conn_frame_taken(c);
 		if (rc == FL_WIRE_FRAME && h.type == FL_MSG_STATS) {
 			IO_ADD(t, bytes_in, FL_WIRE_HDR_BYTES + h.payload_len);
 			free(payload);

@@ -325,7 +325,10 @@ static uint8_t sp_quant8(float x)
 		q = -128.0f;
 	if (q > 127.0f)
 		q = 127.0f;
-	return (uint8_t)(int8_t)lrintf(q);
+	/* Nearest, ties to even, as lrintf in the default rounding mode but without its libm
+	 * call (gcc keeps it one for errno): 1.5 * 2^23 added leaves no fraction bits. */
+	q = (q + 12582912.0f) - 12582912.0f;
+	return (uint8_t)(int8_t)(int)q;
 }
 
 uint64_t fl_sp_serialize(struct fl_sp *sp, const struct fl_sp_story *s, const uint32_t *order,
