@@ -44,7 +44,7 @@ static void *tls_malloc(size_t n, const char *file, int line)
 }
 
 /* NULL returns at once: OpenSSL 3's ERR_clear_error frees each of its 16 error slots, most
- * of them empty, once per record read or written. */
+ * of them empty, and libevent calls it around its TLS reads and writes. */
 static void tls_free(void *p, const char *file, int line)
 {
 	(void)file;

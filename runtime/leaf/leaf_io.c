@@ -273,8 +273,8 @@ static int conn_bad_prefix(struct evbuffer *in)
 }
 
 /* The judged request at the input's front is not whole yet: ask libevent to hold the read
- * callback until it is, instead of waking for every TLS record or segment of a large
- * request (each wake re-reads and re-judges the header). */
+ * callback until it is, instead of waking for every read of a large request (each wake
+ * re-reads and re-judges the header). */
 static void conn_wait_frame(struct io_conn *c, const struct fl_frame_hdr *h)
 {
 	bufferevent_setwatermark(c->bev, EV_READ, FL_WIRE_HDR_BYTES + (size_t)h->payload_len, 0);
