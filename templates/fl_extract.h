@@ -196,7 +196,8 @@ const uint32_t *fl_hmap_find(const struct fl_ctx *ctx, uint64_t key);
  * the shared call, not the key. The key is splitmix64's output finaliser of (low 16 bits
  * + FL_KEY_OFFSET): the inputs are 65536 distinct non-zero words (the offset plus 65535
  * does not wrap) and the finaliser is a bijection fixing only 0, so the universe keys are
- * distinct and never 0 (0 marks an empty slot). */
+ * distinct and never 0 (0 marks an empty slot). The finaliser is rng.h's fl_rng_mix64,
+ * written out because generated code includes this header and nothing else. */
 static inline uint64_t fl_key_of(uint32_t sel)
 {
 	uint64_t z = (uint64_t)(sel & (FL_KEY_UNIVERSE - 1u)) + FL_KEY_OFFSET;
