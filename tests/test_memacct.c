@@ -108,6 +108,12 @@ static void settings_in_force(void **state)
 		assert_int_equal(t->decay_ms, FL_MEM_DECAY_MS);
 		assert_int_equal(num(a, "dirty_decay_ms"), FL_MEM_DECAY_MS);
 		assert_true(json_is_true(json_object_get(a, "background_thread")));
+		/* The built-in malloc_conf, read by jemalloc before main: 8-page slabs for the
+		 * 4 and 8 KiB classes (jemalloc 5.3's own: 1 and 2 pages). */
+		assert_string_equal(json_string_value(json_object_get(a, "malloc_conf")),
+			"slab_sizes:4096-8192:8");
+		assert_int_equal(num(a, "regions_per_slab_4KiB"), 8);
+		assert_int_equal(num(a, "regions_per_slab_8KiB"), 4);
 		/* jemalloc's own order: allocated <= active <= resident, active <= mapped. */
 		assert_true(num(a, "allocated_bytes") > 0);
 		assert_true(num(a, "allocated_bytes") <= num(a, "active_bytes"));

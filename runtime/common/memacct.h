@@ -16,7 +16,8 @@
  *
  * Either way scratch buffers larger than FL_MEM_SCRATCH_KEEP are freed after each use
  * (fl_mem_keep_bytes). FL_MALLOC=default in the environment leaves the allocator's own
- * defaults and grow-only scratch buffers (for comparisons such as the soak's).
+ * defaults and grow-only scratch buffers (for comparisons such as the soak's); jemalloc's
+ * slab layout (malloc_conf in memalloc_jemalloc.c) is read before main and stays.
  */
 #ifndef FL_MEMACCT_H
 #define FL_MEMACCT_H

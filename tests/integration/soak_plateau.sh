@@ -48,6 +48,9 @@ for who in leaf mock; do
 		assert_eq "$(get "$J" memory.allocator.dirty_decay_ms)" 10000 "$who jemalloc decay"
 		assert_eq "$(get "$J" memory.allocator.background_thread)" true "$who jemalloc background thread"
 		assert_gt "$(get "$J" memory.allocator.purged_bytes)" 0 "$who jemalloc purged bytes"
+		# The built-in malloc_conf's 8-page slabs, as jemalloc laid them out.
+		assert_eq "$(get "$J" memory.allocator.regions_per_slab_4KiB)" 8 "$who jemalloc 4 KiB slab"
+		assert_eq "$(get "$J" memory.allocator.regions_per_slab_8KiB)" 4 "$who jemalloc 8 KiB slab"
 	fi
 	arenas=$(get "$J" memory.allocator.arenas)
 	assert_le "$arenas" "$(get "$J" memory.allocator.arena_max)" "$who malloc arenas"
