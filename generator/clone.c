@@ -111,7 +111,8 @@ static size_t *probe_weights(const char *dir, const struct job *jobs, size_t j0,
 }
 
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
-		int nfallback, const char *objects_cc, const char *probe_cc)
+		int nfallback, const char *objects_cc, const char *probe_cc,
+		const char *profile_dir)
 {
 	size_t njobs;
 	struct job *jobs = all_jobs(g, &njobs);
@@ -150,6 +151,7 @@ void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int 
 	}
 	json_t *obj_refused = json_array();
 	struct targeting tg = {.probe_cc = probe_cc, .objects_cc = objects_cc, .dir = tpldir.p,
+			       .profile_dir = profile_dir,
 			       .part = part, .refused = obj_refused};
 
 	struct fitted **fits = xcalloc((size_t)g->np, sizeof(*fits));

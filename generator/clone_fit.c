@@ -122,6 +122,28 @@ void free_fitted(struct fitted *f)
 	}
 }
 
+/* Copy the variant's training profile to the name gcc -fprofile-use looks for when it
+ * compiles s_path (its .gcda): the profile matches by the function's position and control
+ * flow, which every probe of a variant shares, not by its name. No profile (a variant the
+ * training never ran): the probe is compiled without one, as gcc would. */
+static void give_profile(const struct targeting *tg, const struct variant *v, const char *s_path)
+{
+	struct buf from = {0}, to = {0};
+	size_t len;
+
+	buf_printf(&from, "%s/%s_v%03d.gcda", tg->profile_dir, v->p->id, v->index);
+	buf_printf(&to, "%.*s.gcda", (int)(strlen(s_path) - 2), s_path);
+	char *data = read_file(from.p, &len);
+	if (data) {
+		write_if_changed(to.p, data, len);
+		free(data);
+	} else {
+		remove(to.p);
+	}
+	buf_free(&from);
+	buf_free(&to);
+}
+
 /* Compile the variant with constants k as an extra probe named by probe number n (files
  * tagged kind: 'x' targeted, 'h' hull). Returns its assembly text (free it), or NULL. */
 static char *compile_probe(struct targeting *tg, const struct variant *v, const int64_t *k,
@@ -138,6 +160,8 @@ static char *compile_probe(struct targeting *tg, const struct variant *v, const 
 	buf_printf(&s_path, "%s/p%02d_%s_v%03d_%c%u.s", tg->dir, tg->part, v->p->id, v->index,
 		   kind, n);
 	write_if_changed(c_path.p, b.p, b.len);
+	if (tg->profile_dir)
+		give_profile(tg, v, s_path.p);
 	const char *args[] = {"-S", c_path.p, "-o", s_path.p, NULL};
 	tg->probes++;
 	if (run_command(tg->probe_cc, args, err, sizeof(err)) != 0 ||

@@ -59,6 +59,8 @@ struct targeting {
 	const char *probe_cc;    /* NULL: no targeted probes */
 	const char *objects_cc;  /* NULL: templates stay assembly */
 	const char *dir;         /* where their files go */
+	const char *profile_dir; /* NULL, or where PNN_vVVV.gcda, the variants' training
+	                            profiles, are (configure --pgo) */
 	int part;
 	size_t probes, templates, failed_compiles;
 	size_t hull_compiles;    /* of probes: widen_ends' */

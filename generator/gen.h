@@ -40,9 +40,11 @@ void emit_registry(const struct gen *g);
  * cannot be cloned, plus a JSON report clone_PART.json. With objects_cc (a compiler driver)
  * each shard is also an object file written directly (obj_clone.h), and its assembly holds
  * only the copies the object templates cannot take. With probe_cc (a compiler command taking
- * -S IN -o OUT) a copy no template takes is compiled as a targeted probe (clone.c). */
+ * -S IN -o OUT) a copy no template takes is compiled as a targeted probe (clone.c), with
+ * profile_dir (or NULL) its variant's training profile beside it (configure --pgo). */
 void emit_clone(const struct gen *g, const char *probes_s_dir, int nshards, int part, int parts,
-		int nfallback, const char *objects_cc, const char *probe_cc);
+		int nfallback, const char *objects_cc, const char *probe_cc,
+		const char *profile_dir);
 
 /* manifest.c */
 void manifest_write(const struct gen *g, const char *path);

@@ -17,7 +17,7 @@
 /* generate's and clone's flags, filled by fl_cli_parse and then copied into struct gen. */
 struct gen_args {
 	const char *patterns, *templates, *out, *mode, *config, *only, *sample_cover, *probes_s;
-	const char *objects, *probe_cc;
+	const char *objects, *probe_cc, *profile_dir;
 	uint32_t copies, shards, sample, part, parts, fallback;
 	uint64_t seed;
 	int no_check, no_line, quiet;
@@ -75,6 +75,10 @@ static const struct fl_cli_opt gen_opts[] = {
 		"and, for a variant whose end probes do not line up, compile up to 32 hull probes "
 		"that widen its first template toward the other end; files in DIR/templates "
 		"(without it: such copies are compiled from C)"),
+	FL_OPT_STR("profile-dir", profile_dir, "DIR", NULL, "with --probe-cc: before compiling "
+		"an extra probe of variant PNN_vVVV, copy DIR/PNN_vVVV.gcda to OUT's name with "
+		".gcda, the file gcc -fprofile-use reads for it, so that it is laid out by the "
+		"same training profile as the build's probes (configure --pgo)"),
 };
 #undef FL_CLI_OBJ
 static const struct fl_cli gen_cli = {
@@ -325,7 +329,7 @@ int main(int argc, char **argv)
 		/* The clone step re-expands (cheap) but needs no libclang pass: generate did it. */
 		load_all(&g, a.only, 0);
 		emit_clone(&g, a.probes_s, (int)a.shards, (int)a.part, (int)a.parts,
-			   (int)a.fallback, a.objects, a.probe_cc);
+			   (int)a.fallback, a.objects, a.probe_cc, a.profile_dir);
 	} else {
 		load_all(&g, a.only, !a.no_check);
 		struct buf path = {0};

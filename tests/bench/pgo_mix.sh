@@ -2,24 +2,27 @@
 # pgo_mix.sh: what a feedback-directed build (gcc -fprofile-generate / -fprofile-use) does
 # to the instruction mix of the generated library and of the request path, measured.
 # Prints figures; asserts nothing.
-# Usage: tests/bench/pgo_mix.sh [--copies N] [--requests N] [--keep DIR]
+# Usage: tests/bench/pgo_mix.sh [--copies N] [--requests N] [--keep DIR]   (~12 min at 2)
 #
 # Production services are built with profile feedback (and BOLT), which lays the hot path
 # out to fall through; production's "basic block > 18 instructions" (DCPerf PR 705, LBR)
 # describes such code, and frontload's generated library, built -O2 without a profile,
 # takes a branch every ~13 instructions. This script builds the same small library twice
-# with --clone=none (every copy compiled from C, so gcc can attach a profile to each
-# function; obj and asm cloning derive copies from probes gcc never profiles):
+# with --clone=none (every copy compiled from C, its profile attached by gcc directly):
 #   plain  ./configure --copies=N --clone=none
 #   pgo    the same with --cflags=-fprofile-generate, a training run of frontload-simreq
-#          (--requests requests, seed 2 and corpus seed 2: not the measured stream), then
+#          (--requests requests, seed 2 and corpus seed 2: not the measured stream; --pgo
+#          always trains on 1000), then
 #          rebuilt with --cflags="-fprofile-use -fprofile-partial-training"
-# and measures both with `frontload-measure validate --harness --simulate` (callgrind,
-# seed 1): the extractor calls alone (--stage extract: the generated library) and the whole
-# in-process request path (generated library, the leaf's request code and the libraries it
-# calls, which are not rebuilt). It prints each build's wall time, the cost a PGO build
-# would add. Units: instructions per taken branch; shares in % of instructions; L1i MPKI
-# in misses per kilo-instruction (zen4 model, validate --harness --help).
+# and then the default way of building twice, ./configure --copies=N (--clone=obj) and
+# ./configure --copies=N --pgo (the profile given to the probes copies are cloned from), and
+# measures each with `frontload-measure validate --harness --simulate` (callgrind, seed 1):
+# the extractor calls alone (--stage extract: the generated library) and, for the first
+# two, the whole in-process request path (generated library, the leaf's request code and
+# the libraries it calls, which are not rebuilt). It prints each build's wall time, what a
+# profile adds to the build, and the copies each cloned build compiled from C. Units:
+# instructions per taken branch; shares in % of instructions; L1i MPKI in misses per
+# kilo-instruction (zen4 model, validate --harness --help).
 # Needs: gcc, ninja, valgrind, jq and the build dependencies of README.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +34,7 @@ while [ $# -gt 0 ]; do
 	--copies) copies=${2:?--copies needs N}; shift 2 ;;
 	--requests) requests=${2:?--requests needs N}; shift 2 ;;
 	--keep) keep=${2:?--keep needs DIR}; shift 2 ;;
-	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "pgo_mix.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -47,11 +50,12 @@ fi
 
 now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" 'BEGIN { print a - b }'; }
-build() { # dir, cflags: configure and build; prints the wall seconds
-	mkdir -p "$1"
+build() { # dir, configure flags...: configure and build; prints the wall seconds
+	d=$1; shift
+	mkdir -p "$d"
 	t0=$(now)
-	(cd "$1" && "$src/configure" --copies="$copies" --clone=none --cflags="$2" >/dev/null &&
-		ninja >ninja.log 2>&1) || { echo "pgo_mix.sh: build in $1 failed (see $1/ninja.log)" >&2; exit 1; }
+	(cd "$d" && "$src/configure" --copies="$copies" "$@" >/dev/null &&
+		ninja >ninja.log 2>&1) || { echo "pgo_mix.sh: build in $d failed (see $d/ninja.log)" >&2; exit 1; }
 	since "$t0"
 }
 measure() { # dir, name, [--stage extract]
@@ -63,18 +67,25 @@ measure() { # dir, name, [--stage extract]
 }
 
 echo "pgo_mix.sh: --copies=$copies, $(cc --version | head -n1), training run $requests requests"
-tp=$(build "$tmp/plain" "")
-tg=$(build "$tmp/pgo" "-fprofile-generate -fprofile-update=atomic")
+tp=$(build "$tmp/plain" --clone=none)
+tg=$(build "$tmp/pgo" --clone=none --cflags="-fprofile-generate -fprofile-update=atomic")
 t0=$(now)
 "$tmp/pgo/frontload-simreq" --warmup 5 --requests "$requests" --seed 2 --corpus-seed 2 \
 	>"$tmp/train.json" 2>"$tmp/train.log" || { echo "pgo_mix.sh: training run failed (see $tmp/train.log)" >&2; exit 1; }
 tt=$(since "$t0")
-tu=$(build "$tmp/pgo" "-fprofile-use -fprofile-partial-training -Wno-missing-profile")
-printf 'build wall time (s): plain %.1f; pgo: instrumented %.1f + training %.1f + profile-use %.1f\n' \
+tu=$(build "$tmp/pgo" --clone=none --cflags="-fprofile-use -fprofile-partial-training -Wno-missing-profile")
+to=$(build "$tmp/obj")
+tq=$(build "$tmp/obj-pgo" --pgo)
+printf 'build wall time (s): --clone=none plain %.1f; with a profile: instrumented %.1f + training %.1f + profile-use %.1f\n' \
 	"$tp" "$tg" "$tt" "$tu"
+printf 'build wall time (s): --clone=obj plain %.1f, --pgo %.1f\n' "$to" "$tq"
+fromc() { jq -s 'map(.copies_from_c) | add' "$1"/gen/clone_*.json; }
+echo "copies compiled from C (no template took them): --clone=obj $(fromc "$tmp/obj"), --pgo $(fromc "$tmp/obj-pgo")"
 echo "window                      instructions  i/tb  cond%  cond-taken%  ld+st%  L1i-MPKI"
 measure "$tmp/plain" "plain, generated library" --stage extract
 measure "$tmp/pgo" "pgo, generated library" --stage extract
+measure "$tmp/obj" "obj, generated library" --stage extract
+measure "$tmp/obj-pgo" "obj --pgo, generated library" --stage extract
 measure "$tmp/plain" "plain, request path"
 measure "$tmp/pgo" "pgo, request path"
 echo "(validate --harness --simulate, seed 1; JSON and text in $tmp$( [ -n "$keep" ] || echo ', removed on exit'))"

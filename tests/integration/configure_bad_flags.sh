@@ -38,6 +38,8 @@ bad "--clone" --clone=maybe
 bad "sanitizer 'nope'" --enable-sanitizers=nope
 bad "'extra'" --copies=2 extra
 bad "--lib-parts" --lib-parts=0
+bad "--pgo needs --clone=obj or asm" --pgo --clone=none
+bad "--pgo cannot be combined with --enable-sanitizers" --pgo --enable-sanitizers
 bad "--lib-parts" --lib-parts=17
 bad "--lib-parts=3: more than the 2 clone parts" --copies=1 --lib-parts=3
 bad "--copies=20000 needs 20 library parts" --copies=20000

@@ -1,0 +1,58 @@
+#!/bin/sh
+# pgo.sh: the training half of configure --pgo (a profile-fed layout of the generated library).
+#
+#   pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX
+#       OUT: the variant's first probe IN as a training unit: its extractor renamed to copy 0
+#       (the name frontload-simreq's plan reads from the symbols) and registered as copy 0.
+#       Only the name and the registry row differ from the probe, and the profile is matched
+#       to the probes by the function's position and control flow, which they share.
+#   pgo.sh train NPROBES OUT_STAMP
+#       Run frontload-simreq over gen/train/libfrontload-extract.so (built with
+#       -fprofile-generate), then give each variant's profile (obj/train/PNN_vVVV.gcda) to
+#       its NPROBES probes (gen/probes/PNN_vVVV_pK.gcda, what gcc -fprofile-use reads when
+#       it compiles gen/probes/PNN_vVVV_pK.s) and to the clone step's extra probes
+#       (gen/profile/PNN_vVVV.gcda, frontload-gen clone --profile-dir). The training stream
+#       is seeded apart from the measured ones (seed 2, corpus seed 2; validate and run use 1).
+set -eu
+die() { echo "pgo.sh: $*" >&2; exit 1; }
+case ${1:-} in
+src)
+	[ $# -eq 5 ] || die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX"
+	in=$2 out=$3
+	fn=$(sed -n 's/.*\(fl_P[0-9]*_v[0-9]*\)_probe0(.*/\1_c00000/p' "$in" | head -n 1)
+	[ -n "$fn" ] || die "$in: no probe 0 function (fl_PNN_vVVV_probe0) in it"
+	{
+		sed 's/\(fl_P[0-9]*_v[0-9]*\)_probe0(/\1_c00000(/' "$in"
+		printf '\n/* Registered as copy 0 for the training run (generator/pgo.sh). */\n'
+		printf 'static const struct fl_fn_entry fl_train_entry[]\n'
+		printf '\t__attribute__((section("fl_registry"), used, aligned(8))) = {\n'
+		printf '\t{%s, %d, %d, 0},\n};\n' "$fn" "$4" "$5"
+	} >"$out.tmp"
+	mv "$out.tmp" "$out"
+	;;
+train)
+	[ $# -eq 3 ] || die "usage: pgo.sh train NPROBES OUT_STAMP"
+	n=$2 stamp=$3
+	rm -f obj/train/*.gcda
+	./frontload-simreq --lib gen/train/libfrontload-extract.so --warmup 5 --requests 1000 \
+		--seed 2 --corpus-seed 2 >gen/train/train.json 2>gen/train/train.log ||
+		die "the training run failed (gen/train/train.log)"
+	mkdir -p gen/profile
+	got=0
+	for g in obj/train/P*_v*.gcda; do
+		[ -e "$g" ] || die "the training run wrote no profile (obj/train/*.gcda)"
+		b=$(basename "$g" .gcda)
+		cp "$g" "gen/profile/$b.gcda"
+		k=0
+		while [ "$k" -lt "$n" ]; do
+			cp "$g" "gen/probes/${b}_p$k.gcda"
+			k=$((k + 1))
+		done
+		got=$((got + 1))
+	done
+	echo "pgo.sh: $got variant profiles from 1000 training requests (gen/train/train.json)" >"$stamp"
+	;;
+*)
+	die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX | pgo.sh train NPROBES OUT_STAMP"
+	;;
+esac
