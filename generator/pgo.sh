@@ -39,18 +39,27 @@ train)
 		die "the training run failed (gen/train/train.log)"
 	mkdir -p gen/profile
 	got=0
+	changed=0
 	for g in obj/train/P*_v*.gcda; do
 		[ -e "$g" ] || die "the training run wrote no profile (obj/train/*.gcda)"
 		b=$(basename "$g" .gcda)
+		got=$((got + 1))
+		# The same training gives the same counts: an unchanged profile is not rewritten.
+		cmp -s "$g" "gen/profile/$b.gcda" && continue
+		changed=$((changed + 1))
 		cp "$g" "gen/profile/$b.gcda"
 		k=0
 		while [ "$k" -lt "$n" ]; do
 			cp "$g" "gen/probes/${b}_p$k.gcda"
 			k=$((k + 1))
 		done
-		got=$((got + 1))
 	done
-	echo "pgo.sh: $got variant profiles from 1000 training requests (gen/train/train.json)" >"$stamp"
+	# Rewritten only when a profile changed: the rule's restat then spares the probes a
+	# recompile when only frontload-simreq was rebuilt.
+	line="pgo.sh: $got variant profiles from 1000 training requests (gen/train/train.json)"
+	if [ "$changed" -gt 0 ] || [ "$(cat "$stamp" 2>/dev/null)" != "$line" ]; then
+		echo "$line" >"$stamp"
+	fi
 	;;
 *)
 	die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX | pgo.sh train NPROBES OUT_STAMP"
