@@ -6,13 +6,16 @@
 #       (the name frontload-simreq's plan reads from the symbols) and registered as copy 0.
 #       Only the name and the registry row differ from the probe, and the profile is matched
 #       to the probes by the function's position and control flow, which they share.
-#   pgo.sh train NPROBES OUT_STAMP
-#       Run frontload-simreq over gen/train/libfrontload-extract.so (built with
-#       -fprofile-generate), then give each variant's profile (obj/train/PNN_vVVV.gcda) to
-#       its NPROBES probes (gen/probes/PNN_vVVV_pK.gcda, what gcc -fprofile-use reads when
-#       it compiles gen/probes/PNN_vVVV_pK.s) and to the clone step's extra probes
-#       (gen/profile/PNN_vVVV.gcda, frontload-gen clone --profile-dir). The training stream
-#       is seeded apart from the measured ones (seed 2, corpus seed 2; validate and run use 1).
+#   pgo.sh train NPROBES OUT_STAMP OUT_RT_STAMP
+#       Run the instrumented harness gen/train/frontload-simreq (generator/pgo_rt.awk) over
+#       gen/train/libfrontload-extract.so (both built with -fprofile-generate), then give
+#       each variant's profile (obj/train/PNN_vVVV.gcda) to its NPROBES probes
+#       (gen/probes/PNN_vVVV_pK.gcda, what gcc -fprofile-use reads when it compiles
+#       gen/probes/PNN_vVVV_pK.s) and to the clone step's extra probes
+#       (gen/profile/PNN_vVVV.gcda, frontload-gen clone --profile-dir), and each request-path
+#       object's (obj/train/rt/X.gcda) to its build twin (obj/rt/X.gcda). The training
+#       stream is seeded apart from the measured ones (seed 2, corpus seed 2; validate and
+#       run use 1).
 set -eu
 die() { echo "pgo.sh: $*" >&2; exit 1; }
 case ${1:-} in
@@ -31,10 +34,11 @@ src)
 	mv "$out.tmp" "$out"
 	;;
 train)
-	[ $# -eq 3 ] || die "usage: pgo.sh train NPROBES OUT_STAMP"
-	n=$2 stamp=$3
-	rm -f obj/train/*.gcda
-	./frontload-simreq --lib gen/train/libfrontload-extract.so --warmup 5 --requests 1000 \
+	[ $# -eq 4 ] || die "usage: pgo.sh train NPROBES OUT_STAMP OUT_RT_STAMP"
+	n=$2 stamp=$3 rtstamp=$4
+	# gcc adds a run's counts to a profile already there: start from none
+	rm -f obj/train/*.gcda obj/train/rt/*.gcda
+	gen/train/frontload-simreq --lib gen/train/libfrontload-extract.so --warmup 5 --requests 1000 \
 		--seed 2 --corpus-seed 2 >gen/train/train.json 2>gen/train/train.log ||
 		die "the training run failed (gen/train/train.log)"
 	mkdir -p gen/profile
@@ -60,8 +64,23 @@ train)
 	if [ "$changed" -gt 0 ] || [ "$(cat "$stamp" 2>/dev/null)" != "$line" ]; then
 		echo "$line" >"$stamp"
 	fi
+	# The request path: its own stamp, so a changed leaf source recompiles no probe.
+	got=0
+	changed=0
+	for g in obj/train/rt/*.gcda; do
+		[ -e "$g" ] || die "the training run wrote no request-path profile (obj/train/rt/*.gcda)"
+		b=$(basename "$g")
+		got=$((got + 1))
+		cmp -s "$g" "obj/rt/$b" && continue
+		changed=$((changed + 1))
+		cp "$g" "obj/rt/$b"
+	done
+	line="pgo.sh: $got request-path object profiles from 1000 training requests"
+	if [ "$changed" -gt 0 ] || [ "$(cat "$rtstamp" 2>/dev/null)" != "$line" ]; then
+		echo "$line" >"$rtstamp"
+	fi
 	;;
 *)
-	die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX | pgo.sh train NPROBES OUT_STAMP"
+	die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX | pgo.sh train NPROBES OUT_STAMP OUT_RT_STAMP"
 	;;
 esac

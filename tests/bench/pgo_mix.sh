@@ -15,11 +15,12 @@
 #          always trains on 1000), then
 #          rebuilt with --cflags="-fprofile-use -fprofile-partial-training"
 # and then the default way of building twice, ./configure --copies=N (--clone=obj) and
-# ./configure --copies=N --pgo (the profile given to the probes copies are cloned from), and
-# measures each with `frontload-measure validate --harness --simulate` (callgrind, seed 1):
-# the extractor calls alone (--stage extract: the generated library) and, for the first
-# two, the whole in-process request path (generated library, the leaf's request code and
-# the libraries it calls, which are not rebuilt). It prints each build's wall time, what a
+# ./configure --copies=N --pgo (the profile given to the probes copies are cloned from, and
+# the request path's own objects built with it), and measures each with
+# `frontload-measure validate --harness --simulate` (callgrind, seed 1): the extractor
+# calls alone (--stage extract: the generated library) and the whole in-process request
+# path (generated library, the leaf's request code and the libraries it calls, which are
+# not rebuilt). It prints each build's wall time, what a
 # profile adds to the build, and the copies each cloned build compiled from C. Units:
 # instructions per taken branch; shares in % of instructions; L1i MPKI in misses per
 # kilo-instruction (zen4 model, validate --harness --help).
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--copies) copies=${2:?--copies needs N}; shift 2 ;;
 	--requests) requests=${2:?--requests needs N}; shift 2 ;;
 	--keep) keep=${2:?--keep needs DIR}; shift 2 ;;
-	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "pgo_mix.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
@@ -62,7 +63,7 @@ measure() { # dir, name, [--stage extract]
 	d=$1; n=$2; shift 2
 	"$d/frontload-measure" validate --harness --simulate "$@" --json "$tmp/$n.json" \
 		>"$tmp/$n.txt" 2>&1 || true  # a miss of a target exits non-zero; the JSON holds the figures
-	jq -r --arg n "$n" '.mix as $m | "\($n | .[0:26] + " " * (26 - length))  \($m.instructions)  \($m.insns_per_taken_branch * 10 | round / 10)  \($m.cond_branch_pct * 10 | round / 10)  \($m.cond_taken_rate * 1000 | round / 10)  \($m.mem_pct * 10 | round / 10)  \(.metrics.l1i_mpki * 100 | round / 100)"' \
+	jq -r --arg n "$n" '.mix as $m | "\($n | .[0:30] + " " * (30 - length))  \($m.instructions)  \($m.insns_per_taken_branch * 10 | round / 10)  \($m.cond_branch_pct * 10 | round / 10)  \($m.cond_taken_rate * 1000 | round / 10)  \($m.mem_pct * 10 | round / 10)  \(.metrics.l1i_mpki * 100 | round / 100)"' \
 		"$tmp/$n.json" || echo "$n: no figures (see $tmp/$n.txt)"
 }
 
@@ -81,11 +82,13 @@ printf 'build wall time (s): --clone=none plain %.1f; with a profile: instrument
 printf 'build wall time (s): --clone=obj plain %.1f, --pgo %.1f\n' "$to" "$tq"
 fromc() { jq -s 'map(.copies_from_c) | add' "$1"/gen/clone_*.json; }
 echo "copies compiled from C (no template took them): --clone=obj $(fromc "$tmp/obj"), --pgo $(fromc "$tmp/obj-pgo")"
-echo "window                      instructions  i/tb  cond%  cond-taken%  ld+st%  L1i-MPKI"
+echo "window                          instructions  i/tb  cond%  cond-taken%  ld+st%  L1i-MPKI"
 measure "$tmp/plain" "plain, generated library" --stage extract
 measure "$tmp/pgo" "pgo, generated library" --stage extract
 measure "$tmp/obj" "obj, generated library" --stage extract
 measure "$tmp/obj-pgo" "obj --pgo, generated library" --stage extract
 measure "$tmp/plain" "plain, request path"
 measure "$tmp/pgo" "pgo, request path"
+measure "$tmp/obj" "obj, request path"
+measure "$tmp/obj-pgo" "obj --pgo, request path"
 echo "(validate --harness --simulate, seed 1; JSON and text in $tmp$( [ -n "$keep" ] || echo ', removed on exit'))"
