@@ -18,6 +18,14 @@
 #       run use 1).
 set -eu
 die() { echo "pgo.sh: $*" >&2; exit 1; }
+# restamp STAMP LINE CHANGED: rewrite STAMP only when a profile changed or its line did, so
+# the rule's restat spares what depends on it a recompile (a rebuilt harness retrains to the
+# same counts).
+restamp() {
+	if [ "$3" -gt 0 ] || [ "$(cat "$1" 2>/dev/null)" != "$2" ]; then
+		echo "$2" >"$1"
+	fi
+}
 case ${1:-} in
 src)
 	[ $# -eq 5 ] || die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX"
@@ -58,12 +66,7 @@ train)
 			k=$((k + 1))
 		done
 	done
-	# Rewritten only when a profile changed: the rule's restat then spares the probes a
-	# recompile when only frontload-simreq was rebuilt.
-	line="pgo.sh: $got variant profiles from 1000 training requests (gen/train/train.json)"
-	if [ "$changed" -gt 0 ] || [ "$(cat "$stamp" 2>/dev/null)" != "$line" ]; then
-		echo "$line" >"$stamp"
-	fi
+	restamp "$stamp" "pgo.sh: $got variant profiles from 1000 training requests (gen/train/train.json)" "$changed"
 	# The request path: its own stamp, so a changed leaf source recompiles no probe.
 	got=0
 	changed=0
@@ -75,10 +78,7 @@ train)
 		changed=$((changed + 1))
 		cp "$g" "obj/rt/$b"
 	done
-	line="pgo.sh: $got request-path object profiles from 1000 training requests"
-	if [ "$changed" -gt 0 ] || [ "$(cat "$rtstamp" 2>/dev/null)" != "$line" ]; then
-		echo "$line" >"$rtstamp"
-	fi
+	restamp "$rtstamp" "pgo.sh: $got request-path object profiles from 1000 training requests" "$changed"
 	;;
 *)
 	die "usage: pgo.sh src IN OUT PATTERN_INDEX VARIANT_INDEX | pgo.sh train NPROBES OUT_STAMP OUT_RT_STAMP"
